@@ -1,0 +1,415 @@
+// Package fold computes the state of every obligation from a ledger's events
+// and a `now` (SPEC §2). It is pure: no I/O, no clock, no randomness. A Ledger
+// is built incrementally with Apply, one event at a time in ledger order, and
+// queried with At(now).
+//
+// The fold never refuses an event: a line that breaks a rule (a second
+// resolve, an accept of a stale revision, an event naming an unknown id) is
+// recorded as ignored, with the reason, so that `pinki check` can report it.
+// The rules that refuse such writes before they reach a ledger live in package
+// ledger.
+package fold
+
+import (
+	"sort"
+
+	"github.com/pinki-ledger/pinki"
+)
+
+// Kind is the kind of obligation, fixed by its creation event.
+type Kind uint8
+
+// The three kinds of obligation (SPEC §0).
+const (
+	KindPromise Kind = iota + 1
+	KindRequest
+	KindAgreement
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindPromise:
+		return "promise"
+	case KindRequest:
+		return "request"
+	case KindAgreement:
+		return "agreement"
+	}
+	return "unknown"
+}
+
+// KindOf returns the kind an event type creates, or 0.
+func KindOf(t pinki.Type) Kind {
+	switch t {
+	case pinki.TypePromise:
+		return KindPromise
+	case pinki.TypeRequest:
+		return KindRequest
+	case pinki.TypePropose:
+		return KindAgreement
+	}
+	return 0
+}
+
+// Record is the creation event of an obligation: the first promise, request
+// or propose line for its id.
+type Record struct {
+	Seq      int64
+	TS       string
+	At       int64
+	ID       string
+	Text     string
+	By       string
+	To       string
+	On       string
+	Until    string
+	UntilAt  int64
+	Task     string
+	Lapse    pinki.Lapse
+	Proposer string
+	SchemaID string
+	Schema   string
+	Meta     string
+}
+
+// Amend is an applied amend.
+type Amend struct {
+	Seq     int64
+	TS      string
+	At      int64
+	By      string
+	Until   string
+	UntilAt int64
+	Reason  string
+	Meta    string
+}
+
+// Accept is an applied acceptance of an agreement's terms at revision Rev.
+type Accept struct {
+	Seq  int64
+	TS   string
+	At   int64
+	By   string
+	Rev  int
+	Meta string
+}
+
+// Progress is an applied progress report.
+type Progress struct {
+	Seq   int64
+	TS    string
+	At    int64
+	By    string
+	Phase pinki.Phase
+	Note  string
+	Meta  string
+}
+
+// Bind is an applied binding of the obligation to a verification target.
+type Bind struct {
+	Seq    int64
+	TS     string
+	At     int64
+	By     string
+	Target string
+	Meta   string
+}
+
+// Resolution is the resolve that ended the obligation (the first that counted).
+// HorizonAt is the horizon in force when it was applied.
+type Resolution struct {
+	Seq       int64
+	TS        string
+	At        int64
+	As        pinki.Outcome
+	By        string
+	Evidence  []string
+	Reason    string
+	Response  string
+	SchemaID  string
+	Digest    string
+	Meta      string
+	Horizon   string
+	HorizonAt int64
+}
+
+// Assessment is an attributed judgment. It never changes computed state.
+type Assessment struct {
+	Seq      int64
+	TS       string
+	At       int64
+	Observer string
+	State    string
+	Note     string
+	Meta     string
+}
+
+// Ignored is an event the fold did not apply, and why.
+type Ignored struct {
+	Seq   int64
+	Event pinki.Event
+	Why   string
+}
+
+// Obligation is everything the ledger says about one id.
+type Obligation struct {
+	Kind        Kind
+	Record      Record
+	Amends      []Amend
+	Accepts     []Accept
+	Progress    []Progress
+	Binds       []Bind
+	Resolution  *Resolution
+	Assessments []Assessment
+
+	// Rev is the revision: 1 at creation, +1 for each applied amend, accept,
+	// progress, bind and resolve.
+	Rev int
+	// Version counts every event that names the id, from its creation on,
+	// applied or not; it is what a store fences on.
+	Version int
+
+	// acceptedSince is the index in Accepts from which acceptances count (the
+	// first accept after the latest change of terms).
+	acceptedSince int
+}
+
+// ID is the obligation's id.
+func (o *Obligation) ID() string { return o.Record.ID }
+
+// Horizon is the deadline in force: the until of the latest amend in ledger
+// order, else the record's.
+func (o *Obligation) Horizon() (string, int64) {
+	if n := len(o.Amends); n > 0 {
+		a := &o.Amends[n-1]
+		return a.Until, a.UntilAt
+	}
+	return o.Record.Until, o.Record.UntilAt
+}
+
+// Party reports whether seat is the debtor or the creditor.
+func (o *Obligation) Party(seat string) bool {
+	return seat == o.Record.By || seat == o.Record.To
+}
+
+// Debtor is the seat that owes; Creditor the seat owed.
+func (o *Obligation) Debtor() string   { return o.Record.By }
+func (o *Obligation) Creditor() string { return o.Record.To }
+
+// AcceptedBy reports whether seat has accepted the current terms.
+func (o *Obligation) AcceptedBy(seat string) bool {
+	for _, a := range o.Accepts[o.acceptedSince:] {
+		if a.By == seat {
+			return true
+		}
+	}
+	return false
+}
+
+// CurrentAccepts returns the acceptances that count: those since the terms
+// last changed.
+func (o *Obligation) CurrentAccepts() []Accept { return o.Accepts[o.acceptedSince:] }
+
+// Agreed reports whether both parties have accepted the current terms (for an
+// agreement with oneself, one acceptance). Promises and requests are agreed
+// by construction.
+func (o *Obligation) Agreed() bool {
+	if o.Kind != KindAgreement {
+		return true
+	}
+	return o.AcceptedBy(o.Record.By) && o.AcceptedBy(o.Record.To)
+}
+
+// Ledger is the fold of a ledger's events so far. The zero value is not ready;
+// use New.
+type Ledger struct {
+	obs   map[string]*Obligation
+	order []*Obligation
+	// named counts events that named an id before (or without) its creation:
+	// dangling events. An id here is taken for minting.
+	named   map[string]int
+	ignored []Ignored
+	unknown []int64 // sequence numbers of lines not understood
+	pos     pinki.Position
+}
+
+// New returns an empty Ledger.
+func New() *Ledger {
+	return &Ledger{obs: make(map[string]*Obligation), named: make(map[string]int)}
+}
+
+// Position is the point after the last entry applied.
+func (l *Ledger) Position() pinki.Position { return l.pos }
+
+// Len is the number of obligations.
+func (l *Ledger) Len() int { return len(l.order) }
+
+// Get returns the obligation with id, or nil.
+func (l *Ledger) Get(id string) *Obligation { return l.obs[id] }
+
+// Taken reports whether any event, applied or not, names id.
+func (l *Ledger) Taken(id string) bool {
+	if _, ok := l.obs[id]; ok {
+		return true
+	}
+	_, ok := l.named[id]
+	return ok
+}
+
+// Version is the number of events naming id so far (0 for an id nothing
+// names). It matches Obligation.Version once the id exists.
+func (l *Ledger) Version(id string) int {
+	if o, ok := l.obs[id]; ok {
+		return o.Version
+	}
+	return l.named[id]
+}
+
+// Obligations returns every obligation in creation (ledger) order. The slice
+// is shared; do not modify it.
+func (l *Ledger) Obligations() []*Obligation { return l.order }
+
+// Ignored returns the events the fold did not apply, in ledger order.
+func (l *Ledger) Ignored() []Ignored { return l.ignored }
+
+// Unknown returns the sequence numbers of lines the store could not decode.
+func (l *Ledger) Unknown() []int64 { return l.unknown }
+
+// ApplyEntry applies one store entry: a decoded event, or a line this version
+// does not understand (recorded by its sequence number, otherwise skipped).
+func (l *Ledger) ApplyEntry(en *pinki.Entry) {
+	if en.Err != nil {
+		l.unknown = append(l.unknown, en.Seq)
+		l.pos.Seq = en.Seq
+		return
+	}
+	l.Apply(en.Seq, &en.Event)
+}
+
+// SetPosition records the store position reached (with its adapter mark)
+// after a batch of entries was applied.
+func (l *Ledger) SetPosition(p pinki.Position) { l.pos = p }
+
+// Apply folds one event at sequence number seq. Events must come in ledger
+// order.
+func (l *Ledger) Apply(seq int64, e *pinki.Event) {
+	l.pos.Seq = seq
+	if e.Type.Creates() {
+		l.create(seq, e)
+		return
+	}
+	o := l.obs[e.Subject]
+	if o == nil {
+		l.named[e.Subject]++
+		l.ignore(seq, e, "names an id no earlier line declares")
+		return
+	}
+	o.Version++
+	switch e.Type {
+	case pinki.TypeAmend:
+		o.Amends = append(o.Amends, Amend{Seq: seq, TS: e.TS, At: e.At, By: e.By,
+			Until: e.Until, UntilAt: e.UntilAt, Reason: e.Reason, Meta: e.Meta})
+		o.Rev++
+		o.acceptedSince = len(o.Accepts)
+	case pinki.TypeAccept:
+		switch {
+		case o.Kind != KindAgreement:
+			l.ignore(seq, e, "accept on a "+o.Kind.String()+", not an agreement")
+		case o.Resolution != nil:
+			l.ignore(seq, e, "accept after the obligation was resolved")
+		case !o.Party(e.By):
+			l.ignore(seq, e, "accept by "+quote(e.By)+", who is not a party")
+		case e.Rev != o.Rev:
+			l.ignore(seq, e, "accept of revision "+itoa(e.Rev)+" when the revision was "+itoa(o.Rev))
+		default:
+			o.Accepts = append(o.Accepts, Accept{Seq: seq, TS: e.TS, At: e.At, By: e.By, Rev: e.Rev, Meta: e.Meta})
+			o.Rev++
+		}
+	case pinki.TypeProgress:
+		if o.Resolution != nil {
+			l.ignore(seq, e, "progress after the obligation was resolved")
+			return
+		}
+		o.Progress = append(o.Progress, Progress{Seq: seq, TS: e.TS, At: e.At, By: e.By, Phase: e.Phase, Note: e.Note, Meta: e.Meta})
+		o.Rev++
+	case pinki.TypeBind:
+		if o.Resolution != nil {
+			l.ignore(seq, e, "bind after the obligation was resolved")
+			return
+		}
+		o.Binds = append(o.Binds, Bind{Seq: seq, TS: e.TS, At: e.At, By: e.By, Target: e.Target, Meta: e.Meta})
+		o.Rev++
+		if o.Kind == KindAgreement {
+			o.acceptedSince = len(o.Accepts)
+		}
+	case pinki.TypeResolve:
+		if r := o.Resolution; r != nil {
+			l.ignore(seq, e, "second resolve: the first ("+string(r.As)+" at "+r.TS+") wins")
+			return
+		}
+		horizon, horizonAt := o.Horizon()
+		if o.Record.Lapse == pinki.LapseExpire && e.At > horizonAt {
+			l.ignore(seq, e, "resolve after the horizon "+horizon+" of a lapse: expire obligation does not count")
+			return
+		}
+		o.Resolution = &Resolution{Seq: seq, TS: e.TS, At: e.At, As: e.As, By: e.By,
+			Evidence: e.Evidence, Reason: e.Reason, Response: e.Response, SchemaID: e.SchemaID,
+			Digest: e.Digest, Meta: e.Meta, Horizon: horizon, HorizonAt: horizonAt}
+		o.Rev++
+	case pinki.TypeAssess:
+		o.Assessments = append(o.Assessments, Assessment{Seq: seq, TS: e.TS, At: e.At,
+			Observer: e.Observer, State: e.State, Note: e.Note, Meta: e.Meta})
+	}
+}
+
+func (l *Ledger) create(seq int64, e *pinki.Event) {
+	if o := l.obs[e.ID]; o != nil {
+		o.Version++
+		l.ignore(seq, e, "second declaration of "+quote(e.ID)+": the first wins")
+		return
+	}
+	o := &Obligation{
+		Kind: KindOf(e.Type),
+		Record: Record{Seq: seq, TS: e.TS, At: e.At, ID: e.ID, Text: e.Text, By: e.By, To: e.To,
+			On: e.On, Until: e.Until, UntilAt: e.UntilAt, Task: e.Task, Lapse: e.Lapse,
+			Proposer: e.Proposer, SchemaID: e.SchemaID, Schema: e.Schema, Meta: e.Meta},
+		Rev:     1,
+		Version: l.named[e.ID] + 1,
+	}
+	delete(l.named, e.ID)
+	l.obs[e.ID] = o
+	l.order = append(l.order, o)
+}
+
+func (l *Ledger) ignore(seq int64, e *pinki.Event, why string) {
+	l.ignored = append(l.ignored, Ignored{Seq: seq, Event: *e, Why: why})
+}
+
+// Sorted returns the obligations ordered by less, leaving the ledger's own
+// order untouched.
+func Sorted(obs []*Obligation, less func(a, b *Obligation) bool) []*Obligation {
+	out := append([]*Obligation(nil), obs...)
+	sort.SliceStable(out, func(i, j int) bool { return less(out[i], out[j]) })
+	return out
+}
+
+// Event returns the creation event the record came from.
+func (o *Obligation) Event() pinki.Event {
+	r := &o.Record
+	t := pinki.TypePromise
+	switch o.Kind {
+	case KindRequest:
+		t = pinki.TypeRequest
+	case KindAgreement:
+		t = pinki.TypePropose
+	}
+	return pinki.Event{TS: r.TS, Type: t, ID: r.ID, Text: r.Text, By: r.By, To: r.To, On: r.On,
+		Until: r.Until, Task: r.Task, Lapse: r.Lapse, Proposer: r.Proposer, SchemaID: r.SchemaID,
+		Schema: r.Schema, Meta: r.Meta, At: r.At, UntilAt: r.UntilAt}
+}
+
+// Digest is the content digest of the obligation's creation event.
+func (o *Obligation) Digest() string {
+	e := o.Event()
+	return pinki.Digest(&e)
+}

@@ -1,0 +1,201 @@
+package fold
+
+import (
+	"strconv"
+
+	"github.com/pinki-ledger/pinki"
+)
+
+// State is a computed state (SPEC §2).
+type State string
+
+// The computed states.
+const (
+	Proposed    State = "proposed"
+	Conditional State = "conditional"
+	Detached    State = "detached"
+	Overdue     State = "overdue"
+	Satisfied   State = "satisfied"
+	Failed      State = "failed"
+	Cancelled   State = "cancelled"
+	Released    State = "released"
+	Expired     State = "expired"
+)
+
+// States lists every state, open ones first, in lifecycle order.
+var States = []State{Proposed, Conditional, Detached, Overdue, Satisfied, Failed, Cancelled, Released, Expired}
+
+// Open reports whether s is an open state.
+func (s State) Open() bool {
+	return s == Proposed || s == Conditional || s == Detached || s == Overdue
+}
+
+// Owed reports whether s is an owed open state: detached or overdue.
+func (s State) Owed() bool { return s == Detached || s == Overdue }
+
+// Valid reports whether s names a state.
+func (s State) Valid() bool {
+	for _, v := range States {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Status is an obligation's computed state at a given now.
+type Status struct {
+	State State
+	// Late is set on a satisfied obligation resolved after its horizon, or
+	// after it had expired (its antecedent ended unsatisfied first).
+	Late bool
+	// Phase is set on owed (detached, overdue) obligations.
+	Phase pinki.Phase
+	// EndedAt is when an ended obligation ended (Unix nanoseconds): its
+	// resolution's ts, or the instant it expired.
+	EndedAt int64
+}
+
+// Evaluator computes statuses at one now, remembering each answer so that a
+// whole listing costs one visit per obligation. It is not safe for concurrent
+// use; the Ledger it reads must not change while it is used.
+type Evaluator struct {
+	l    *Ledger
+	now  int64
+	memo map[*Obligation]Status
+}
+
+// At returns an Evaluator for now (Unix nanoseconds).
+func (l *Ledger) At(now int64) *Evaluator {
+	return &Evaluator{l: l, now: now, memo: make(map[*Obligation]Status)}
+}
+
+// visiting marks an obligation on the current antecedent walk.
+const visiting State = "\x00visiting"
+
+// Status returns o's status. Antecedent chains are walked iteratively, so any
+// depth is fine; a cycle leaves its members conditional.
+func (ev *Evaluator) Status(o *Obligation) Status {
+	if s, ok := ev.memo[o]; ok && s.State != visiting {
+		return s
+	}
+	var path []*Obligation
+	cur := o
+	for {
+		if s, ok := ev.memo[cur]; ok {
+			if s.State == visiting {
+				// A cycle: cur is on the path. Settle it without its antecedent.
+				ev.memo[cur] = ev.settle(cur, nil, true)
+			}
+			break
+		}
+		if s, done := ev.base(cur); done {
+			ev.memo[cur] = s
+			break
+		}
+		ant := ev.l.obs[cur.Record.On]
+		if ant == nil {
+			ev.memo[cur] = ev.settle(cur, nil, false)
+			break
+		}
+		ev.memo[cur] = Status{State: visiting}
+		path = append(path, cur)
+		cur = ant
+	}
+	for i := len(path) - 1; i >= 0; i-- {
+		n := path[i]
+		if s := ev.memo[n]; s.State != visiting {
+			continue // settled as a cycle member
+		}
+		a := ev.memo[ev.l.obs[n.Record.On]]
+		ev.memo[n] = ev.settle(n, &a, false)
+	}
+	return ev.memo[o]
+}
+
+// base settles o when its antecedent cannot matter. It reports done=false when
+// the antecedent's status is needed: for the state of an unresolved obligation
+// with `on`, or for the late flag of one satisfied in time.
+func (ev *Evaluator) base(o *Obligation) (Status, bool) {
+	horizon := o.horizonAt()
+	if r := o.Resolution; r != nil {
+		s := Status{State: State(r.As), EndedAt: r.At}
+		if r.As == pinki.Satisfied {
+			s.Late = r.At > r.HorizonAt
+			if !s.Late && o.Record.On != "" {
+				return s, false
+			}
+		}
+		return s, true
+	}
+	if o.Record.Lapse == pinki.LapseExpire && ev.now > horizon {
+		return Status{State: Expired, EndedAt: horizon}, true
+	}
+	if !o.Agreed() {
+		if ev.now > horizon {
+			return Status{State: Expired, EndedAt: horizon}, true
+		}
+		return Status{State: Proposed}, true
+	}
+	if o.Record.On == "" {
+		return ev.owed(o, horizon), true
+	}
+	return Status{}, false
+}
+
+// settle computes o's status from its antecedent's (nil: unknown id, or a
+// cycle when cycle is set).
+func (ev *Evaluator) settle(o *Obligation, ant *Status, cycle bool) Status {
+	if r := o.Resolution; r != nil {
+		// Satisfied in time: late only if the antecedent had already ended
+		// unsatisfied when it was resolved.
+		s := Status{State: Satisfied, EndedAt: r.At}
+		if ant != nil && endedUnsatisfied(ant.State) && ant.EndedAt < r.At {
+			s.Late = true
+		}
+		return s
+	}
+	if ant == nil || cycle {
+		return Status{State: Conditional}
+	}
+	switch {
+	case ant.State == Satisfied:
+		return ev.owed(o, o.horizonAt())
+	case endedUnsatisfied(ant.State):
+		return Status{State: Expired, EndedAt: ant.EndedAt}
+	default:
+		return Status{State: Conditional}
+	}
+}
+
+func endedUnsatisfied(s State) bool {
+	return s == Failed || s == Cancelled || s == Released || s == Expired
+}
+
+func (ev *Evaluator) owed(o *Obligation, horizon int64) Status {
+	s := Status{State: Detached, Phase: o.phase()}
+	if ev.now > horizon {
+		s.State = Overdue
+	}
+	return s
+}
+
+func (o *Obligation) horizonAt() int64 {
+	_, at := o.Horizon()
+	return at
+}
+
+// phase is the phase of an owed obligation: the latest progress, else
+// "requested" for a request, else "acknowledged".
+func (o *Obligation) phase() pinki.Phase {
+	if n := len(o.Progress); n > 0 {
+		return o.Progress[n-1].Phase
+	}
+	if o.Kind == KindRequest {
+		return pinki.PhaseRequested
+	}
+	return pinki.PhaseAcknowledged
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+func itoa(n int) string     { return strconv.Itoa(n) }

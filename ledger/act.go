@@ -1,0 +1,442 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/fold"
+)
+
+// AmendInput moves an obligation's horizon. Until takes an instant or a
+// duration from now. By, when set, claims who is writing (it must agree with
+// a known identity). Rev, when set, is the revision the writer saw.
+type AmendInput struct {
+	ID     string
+	Until  string
+	Reason string
+	By     string
+	Meta   json.RawMessage
+	Rev    *int
+}
+
+// AcceptInput records one party's acceptance of an agreement's terms at the
+// revision it saw.
+type AcceptInput struct {
+	ID   string
+	Rev  int
+	By   string
+	Meta json.RawMessage
+}
+
+// ProgressInput reports the debtor's phase on an owed obligation.
+type ProgressInput struct {
+	ID    string
+	Phase pinki.Phase
+	Note  string
+	By    string
+	Meta  json.RawMessage
+	Rev   *int
+}
+
+// ResolveInput ends an obligation. Satisfied needs evidence and/or a response
+// (a request needs its response, repeating the request's digest, and its
+// schema_id when it has a schema); failed and cancelled need a reason.
+type ResolveInput struct {
+	ID       string
+	As       pinki.Outcome
+	By       string
+	Evidence []string
+	Reason   string
+	Response json.RawMessage
+	SchemaID string
+	Digest   string
+	Meta     json.RawMessage
+	Rev      *int
+}
+
+// AssessInput records an attributed judgment (violated, kept, disputed, …).
+type AssessInput struct {
+	ID       string
+	State    string
+	Observer string
+	Note     string
+	Meta     json.RawMessage
+	Rev      *int
+}
+
+// BindInput binds an obligation to a verification target: a JSON object with
+// a "kind" that a verifier adapter understands.
+type BindInput struct {
+	ID     string
+	Target json.RawMessage
+	By     string
+	Meta   json.RawMessage
+	Rev    *int
+}
+
+// change is one write on an existing obligation.
+type change struct {
+	id  string
+	rev *int // expected revision, if the writer named one
+	// prepare builds the event (all but ts) from the input and the record:
+	// defaults, and the writer from the identity or the claim. The rules are
+	// checkEvent's.
+	prepare func(o *fold.Obligation) (pinki.Event, error)
+}
+
+// apply runs a change: look up, prepare, idempotency, revision, state rules,
+// append.
+func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Receipt, error) {
+	id := strings.TrimSpace(c.id)
+	if id == "" {
+		return Receipt{}, pinki.Invalid("id", "no id given")
+	}
+	return s.write(ctx, c.rev != nil, func(l *fold.Ledger, ts string, at int64) (plan, error) {
+		o := l.Get(id)
+		if o == nil {
+			return plan{}, notFound(l, id)
+		}
+		e, err := c.prepare(o)
+		if err != nil {
+			return plan{}, err
+		}
+		e.Subject, e.TS, e.At = id, ts, at
+		if applied(o, &e) {
+			return plan{receipt: Receipt{ID: id}}, nil
+		}
+		if c.rev != nil && *c.rev != o.Rev {
+			return plan{}, stale(o, *c.rev)
+		}
+		if err := checkEvent(l, &e, who, false); err != nil {
+			return plan{}, err
+		}
+		return plan{events: []pinki.Event{e},
+			fences:  []pinki.Fence{{Subject: id, Version: o.Version, Seen: l.Position()}},
+			receipt: Receipt{ID: id}}, nil
+	})
+}
+
+func notFound(l *fold.Ledger, id string) *pinki.Error {
+	e := &pinki.Error{Code: pinki.CodeNotFound, Field: "id", Message: fmt.Sprintf("nothing in the ledger declares %q", id)}
+	if why := ValidID(id); why != "" {
+		e.Hint = fmt.Sprintf("%q could never have been declared: %s", id, why)
+	} else {
+		e.Hint = "`pinki ls --all` lists every id"
+	}
+	return e
+}
+
+func stale(o *fold.Obligation, saw int) *pinki.Error {
+	return &pinki.Error{Code: pinki.CodeConflict, Field: "rev",
+		Message: fmt.Sprintf("stale revision: you saw rev %d, and %s is now at rev %d", saw, o.ID(), o.Rev),
+		Hint:    fmt.Sprintf("`pinki show %s` for what changed, then retry with --rev %d", o.ID(), o.Rev)}
+}
+
+func ended(o *fold.Obligation, st fold.Status) *pinki.Error {
+	if r := o.Resolution; r != nil {
+		return &pinki.Error{Code: pinki.CodeConflict,
+			Message: fmt.Sprintf("%s is already resolved: %s at %s by %s; the first resolve wins, so nothing was appended", o.ID(), r.As, r.TS, r.By),
+			Hint:    fmt.Sprintf("`pinki show %s` for the record", o.ID())}
+	}
+	return &pinki.Error{Code: pinki.CodeConflict,
+		Message: fmt.Sprintf("%s has ended: %s", o.ID(), st.State),
+		Hint:    fmt.Sprintf("`pinki show %s` for the record", o.ID())}
+}
+
+// claim resolves who writes: a known identity, else the claimed seat, else
+// def. It refuses a claim that contradicts the identity.
+func claim(who pinki.Identity, field, claimed, def string) (string, error) {
+	claimed = strings.TrimSpace(claimed)
+	switch {
+	case who.Known() && claimed != "" && claimed != who.Seat:
+		return "", forbidden("you are writing as %q, so %s cannot be %q", who.Seat, field, claimed)
+	case who.Known():
+		return who.Seat, nil
+	case claimed != "":
+		return seat(field, claimed)
+	}
+	return def, nil
+}
+
+// Amend moves the horizon of an obligation: the debtor's act, or either
+// party's for an agreement (which voids the acceptances so far).
+//
+// Errors: CodeNotFound, CodeInvalid, CodeForbidden, CodeConflict (ended,
+// stale rev).
+func (s *Service) Amend(ctx context.Context, who pinki.Identity, in AmendInput) (Receipt, error) {
+	until, err := Deadline("until", in.Until, s.opts.Clock())
+	if err != nil {
+		return Receipt{}, err
+	}
+	reason, err := text("reason", in.Reason, false)
+	if err != nil {
+		return Receipt{}, err
+	}
+	meta, err := Meta("meta", in.Meta)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev,
+		prepare: func(o *fold.Obligation) (pinki.Event, error) {
+			by, err := claim(who, "by", in.By, o.Debtor())
+			return pinki.Event{Type: pinki.TypeAmend, By: by, Until: pinki.FormatTime(until),
+				UntilAt: until.UnixNano(), Reason: reason, Meta: meta}, err
+		},
+	})
+}
+
+// Accept records a party's acceptance of an agreement's current terms. Rev
+// must be the revision the party saw; a stale one is a conflict.
+//
+// Errors: CodeNotFound, CodeInvalid (not an agreement, already accepted),
+// CodeForbidden (not a party), CodeConflict (stale rev, ended).
+func (s *Service) Accept(ctx context.Context, who pinki.Identity, in AcceptInput) (Receipt, error) {
+	meta, err := Meta("meta", in.Meta)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if in.Rev < 1 {
+		return Receipt{}, pinki.Invalid("rev", "rev is required: accept names the revision you saw (`pinki show ID` prints it)")
+	}
+	rev := in.Rev
+	return s.apply(ctx, who, change{id: in.ID, rev: &rev,
+		prepare: func(o *fold.Obligation) (pinki.Event, error) {
+			by, err := claim(who, "by", in.By, "")
+			if err == nil && by == "" {
+				err = pinki.Invalid("by", "say which party accepts: --as SEAT (or --by)")
+			}
+			return pinki.Event{Type: pinki.TypeAccept, By: by, Rev: in.Rev, Meta: meta}, err
+		},
+	})
+}
+
+// Progress records the debtor's phase on an open, agreed obligation.
+//
+// Errors: CodeNotFound, CodeInvalid (bad phase, not owed yet), CodeForbidden
+// (not the debtor), CodeConflict (ended, stale rev).
+func (s *Service) Progress(ctx context.Context, who pinki.Identity, in ProgressInput) (Receipt, error) {
+	if !in.Phase.Writable() {
+		return Receipt{}, pinki.Invalid("phase", "phase %q must be acknowledged, in_progress, blocked or pending_human", in.Phase)
+	}
+	note, err := text("note", in.Note, false)
+	if err != nil {
+		return Receipt{}, err
+	}
+	meta, err := Meta("meta", in.Meta)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev,
+		prepare: func(o *fold.Obligation) (pinki.Event, error) {
+			by, err := claim(who, "by", in.By, o.Debtor())
+			return pinki.Event{Type: pinki.TypeProgress, By: by, Phase: in.Phase, Note: note, Meta: meta}, err
+		},
+	})
+}
+
+// Resolve ends an obligation: satisfied, failed or cancelled by the debtor (a
+// verifier may also write satisfied), released by the creditor. The first
+// resolve wins: an identical retry is an idempotent success, a different one
+// a conflict.
+//
+// Errors: CodeNotFound; CodeInvalid (missing evidence or reason, a response
+// failing the request's schema with every violation in Details, a wrong
+// digest or schema_id, not owed yet); CodeForbidden (not the party whose act
+// it is); CodeConflict (already resolved, expired, stale rev).
+func (s *Service) Resolve(ctx context.Context, who pinki.Identity, in ResolveInput) (Receipt, error) {
+	if !in.As.Valid() {
+		return Receipt{}, pinki.Invalid("as", "a resolution is satisfied, failed, cancelled or released, not %q", in.As)
+	}
+	ev, err := evidence(in.Evidence)
+	if err != nil {
+		return Receipt{}, err
+	}
+	reason, err := text("reason", in.Reason, false)
+	if err != nil {
+		return Receipt{}, err
+	}
+	meta, err := Meta("meta", in.Meta)
+	if err != nil {
+		return Receipt{}, err
+	}
+	var response string
+	if len(in.Response) > 0 {
+		if response, err = compactJSON("response", in.Response, pinki.MaxResponse); err != nil {
+			return Receipt{}, err
+		}
+	}
+	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev,
+		prepare: func(o *fold.Obligation) (pinki.Event, error) {
+			party := o.Debtor()
+			if in.As == pinki.Released {
+				party = o.Creditor()
+			}
+			by, err := claim(who, "by", in.By, party)
+			return pinki.Event{Type: pinki.TypeResolve, As: in.As, By: by, Evidence: ev, Reason: reason,
+				Response: response, SchemaID: strings.TrimSpace(in.SchemaID), Digest: strings.TrimSpace(in.Digest), Meta: meta}, err
+		},
+	})
+}
+
+// checkResponse enforces the request binding: a request is closed as
+// satisfied only by its response, repeating the request's digest, and its
+// schema_id when it has a schema, and the response must satisfy the schema.
+func checkResponse(o *fold.Obligation, e *pinki.Event) error {
+	r := &o.Record
+	if o.Kind != fold.KindRequest {
+		if e.Digest != "" || e.SchemaID != "" {
+			return pinki.Invalid("digest", "digest and schema_id repeat a request's binding; %s is a %s", o.ID(), o.Kind)
+		}
+		return nil
+	}
+	if e.As != pinki.Satisfied {
+		if e.Digest != "" && e.Digest != o.Digest() {
+			return wrongDigest(o, e.Digest)
+		}
+		return nil
+	}
+	if e.Response == "" {
+		return pinki.Invalid("response", "a request is closed only by its answer: give --response JSON").
+			WithHint("repeat the request's digest with --digest (`pinki show %s` prints it)", o.ID())
+	}
+	if e.Digest == "" {
+		return pinki.Invalid("digest", "a response must repeat the request's digest with --digest").
+			WithHint("`pinki show %s` prints it", o.ID())
+	}
+	if e.Digest != o.Digest() {
+		return wrongDigest(o, e.Digest)
+	}
+	if r.Schema == "" {
+		if e.SchemaID != "" {
+			return pinki.Invalid("schema_id", "%s asked for no schema, so schema_id %q names nothing", o.ID(), e.SchemaID)
+		}
+		return nil
+	}
+	if e.SchemaID == "" {
+		return pinki.Invalid("schema_id", "%s demands a response typed %q: repeat it with --schema-id", o.ID(), r.SchemaID)
+	}
+	if e.SchemaID != r.SchemaID {
+		return pinki.Invalid("schema_id", "schema_id %q is not the %q that %s demands", e.SchemaID, r.SchemaID, o.ID())
+	}
+	sch, err := CompileSchema(r.Schema)
+	if err != nil {
+		return err
+	}
+	if violations := validateResponse(sch, e.Response); len(violations) > 0 {
+		return &pinki.Error{Code: pinki.CodeInvalid, Field: "response",
+			Message: fmt.Sprintf("response fails the schema %q of %s: %d violation(s): %s", r.SchemaID, o.ID(), len(violations), strings.Join(violations, "; ")),
+			Details: violations}
+	}
+	return nil
+}
+
+func wrongDigest(o *fold.Obligation, got string) error {
+	return pinki.Invalid("digest", "digest %s is not the digest of %s", got, o.ID()).
+		WithHint("the request's digest is %s", o.Digest())
+}
+
+// Assess records an observer's judgment. It never changes computed state.
+//
+// Errors: CodeNotFound, CodeInvalid (no observer, no state), CodeForbidden
+// (assessing as another seat).
+func (s *Service) Assess(ctx context.Context, who pinki.Identity, in AssessInput) (Receipt, error) {
+	state, err := text("state", in.State, true)
+	if err != nil {
+		return Receipt{}, err
+	}
+	note, err := text("note", in.Note, false)
+	if err != nil {
+		return Receipt{}, err
+	}
+	meta, err := Meta("meta", in.Meta)
+	if err != nil {
+		return Receipt{}, err
+	}
+	observer, err := claim(who, "observer", in.Observer, "")
+	if err != nil {
+		return Receipt{}, err
+	}
+	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev,
+		prepare: func(o *fold.Obligation) (pinki.Event, error) {
+			return pinki.Event{Type: pinki.TypeAssess, Observer: observer, State: state, Note: note, Meta: meta}, nil
+		},
+	})
+}
+
+// Bind binds an open obligation to a verification target. A party writes it;
+// on an agreement it changes the terms, so earlier acceptances stop counting.
+//
+// Errors: CodeNotFound, CodeInvalid (target not an object with a kind),
+// CodeForbidden (not a party), CodeConflict (ended, stale rev).
+func (s *Service) Bind(ctx context.Context, who pinki.Identity, in BindInput) (Receipt, error) {
+	target, err := compactJSON("target", in.Target, pinki.MaxMeta)
+	if err != nil {
+		return Receipt{}, err
+	}
+	meta, err := Meta("meta", in.Meta)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev,
+		prepare: func(o *fold.Obligation) (pinki.Event, error) {
+			by, err := claim(who, "by", in.By, o.Creditor())
+			return pinki.Event{Type: pinki.TypeBind, By: by, Target: target, Meta: meta}, err
+		},
+	})
+}
+
+func checkTarget(target string) error {
+	var t struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal([]byte(target), &t); err != nil || t.Kind == "" {
+		return pinki.Invalid("target", "a target is a JSON object with a \"kind\", such as {\"kind\":\"todo\",…}")
+	}
+	return nil
+}
+
+// applied reports whether e repeats (minus ts) an event already applied to
+// o by the same writer: the resolution, the latest amend, the latest progress,
+// the latest assessment by that observer, or any acceptance or binding.
+func applied(o *fold.Obligation, e *pinki.Event) bool {
+	switch e.Type {
+	case pinki.TypeResolve:
+		r := o.Resolution
+		return r != nil && r.As == e.As && r.By == e.By && slices.Equal(r.Evidence, e.Evidence) &&
+			r.Reason == e.Reason && r.Response == e.Response && r.SchemaID == e.SchemaID &&
+			r.Digest == e.Digest && r.Meta == e.Meta
+	case pinki.TypeAmend:
+		if n := len(o.Amends); n > 0 {
+			a := o.Amends[n-1]
+			return a.By == e.By && a.UntilAt == e.UntilAt && a.Reason == e.Reason && a.Meta == e.Meta
+		}
+	case pinki.TypeProgress:
+		if n := len(o.Progress); n > 0 {
+			p := o.Progress[n-1]
+			return p.By == e.By && p.Phase == e.Phase && p.Note == e.Note && p.Meta == e.Meta
+		}
+	case pinki.TypeAccept:
+		for _, a := range o.Accepts {
+			if a.By == e.By && a.Rev == e.Rev && a.Meta == e.Meta {
+				return true
+			}
+		}
+	case pinki.TypeAssess:
+		for i := len(o.Assessments) - 1; i >= 0; i-- {
+			if a := o.Assessments[i]; a.Observer == e.Observer {
+				return a.State == e.State && a.Note == e.Note && a.Meta == e.Meta
+			}
+		}
+	case pinki.TypeBind:
+		for _, b := range o.Binds {
+			if b.By == e.By && b.Target == e.Target && b.Meta == e.Meta {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,247 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/jcs"
+)
+
+// maxSeat bounds a seat name. Seats are often URIs; 512 bytes is generous.
+const maxSeat = 512
+
+// text validates a free-text field: trimmed, valid UTF-8, within MaxText, and
+// present when required.
+func text(field, v string, required bool) (string, error) {
+	v = strings.TrimSpace(v)
+	switch {
+	case v == "" && required:
+		return "", pinki.Invalid(field, "%s is empty", field)
+	case !utf8.ValidString(v):
+		return "", pinki.Invalid(field, "%s is not valid UTF-8", field)
+	case len(v) > pinki.MaxText:
+		return "", pinki.Invalid(field, "%s is %d bytes, over the %d-byte limit", field, len(v), pinki.MaxText)
+	}
+	return v, nil
+}
+
+// seat validates a seat name: non-empty, valid UTF-8, no control characters,
+// at most 512 bytes. Surrounding space is trimmed.
+func seat(field, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", pinki.Invalid(field, "%s is empty: name a seat", field).WithHint("a seat is any stable name for an identity, such as a URL or desk/reviewer")
+	}
+	if !utf8.ValidString(v) {
+		return "", pinki.Invalid(field, "%s is not valid UTF-8", field)
+	}
+	if len(v) > maxSeat {
+		return "", pinki.Invalid(field, "%s is %d bytes, over the %d-byte limit for a seat", field, len(v), maxSeat)
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return "", pinki.Invalid(field, "%s holds the control character %U", field, r)
+		}
+	}
+	return v, nil
+}
+
+// ValidID reports why id cannot be a caller-supplied id, or "" when it can:
+// 1–128 characters of A-Za-z0-9._:/@- (SPEC §1), or a well-formed minted id
+// (pnk_ and six or more lowercase hex digits) carried over from another ledger.
+func ValidID(id string) string {
+	if id == "" {
+		return "it is empty"
+	}
+	if len(id) > pinki.MaxIDLen {
+		return fmt.Sprintf("it is %d characters, over the limit of %d", len(id), pinki.MaxIDLen)
+	}
+	if Minted(id) {
+		return ""
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '.' || c == ':' || c == '/' || c == '@' || c == '-':
+		default:
+			r, _ := utf8.DecodeRuneInString(id[i:])
+			if strings.HasPrefix(id, "pnk_") {
+				return "the pnk_ prefix is reserved for minted ids: pnk_ and six or more lowercase hex digits"
+			}
+			return fmt.Sprintf("it holds %q at position %d; ids use only letters, digits and . : / @ -", r, i+1)
+		}
+	}
+	return ""
+}
+
+// Minted reports whether id has the shape of a minted id.
+func Minted(id string) bool {
+	if !strings.HasPrefix(id, "pnk_") || len(id) < 10 {
+		return false
+	}
+	for _, c := range id[4:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func checkID(field, id string) (string, error) {
+	id = strings.TrimSpace(id)
+	if why := ValidID(id); why != "" {
+		return "", pinki.Invalid(field, "%s %q will not do as an id: %s", field, id, why)
+	}
+	return id, nil
+}
+
+// Meta validates and canonicalizes a meta object (SPEC §1): a JSON object,
+// non-empty, at most 8 KiB in its canonical form. It returns "" for no meta.
+func Meta(field string, v json.RawMessage) (string, error) {
+	if len(bytes.TrimSpace(v)) == 0 {
+		return "", nil
+	}
+	canon, err := jcs.Canonicalize(v)
+	if err != nil {
+		return "", pinki.Invalid(field, "%s is not valid JSON: %s", field, strings.TrimPrefix(err.Error(), "jcs: "))
+	}
+	switch canon[0] {
+	case '{':
+	case '[':
+		return "", pinki.Invalid(field, "%s must be a JSON object, not an array", field)
+	default:
+		return "", pinki.Invalid(field, "%s must be a JSON object, not %s", field, jsonKind(canon))
+	}
+	if string(canon) == "{}" {
+		return "", pinki.Invalid(field, "%s is an empty object: leave it out instead", field)
+	}
+	if len(canon) > pinki.MaxMeta {
+		return "", &pinki.Error{Code: pinki.CodeInvalid, Field: field,
+			Message: fmt.Sprintf("%s is %d bytes, over the limit of %d", field, len(canon), pinki.MaxMeta)}
+	}
+	return string(canon), nil
+}
+
+func jsonKind(canon []byte) string {
+	switch canon[0] {
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// Deadline parses a deadline: an RFC 3339 instant with a zone ("Z" or an
+// offset), or a duration from now such as +2h, 30m, 1d12h or 1w. The result
+// is in UTC.
+func Deadline(field, v string, now time.Time) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}, pinki.Invalid(field, "%s is empty: give a deadline", field).
+			WithHint("an instant with a zone such as 2026-09-01T17:00:00Z, or a duration such as +2h")
+	}
+	if d, ok, err := relative(v); ok {
+		if err != nil {
+			return time.Time{}, pinki.Invalid(field, "%s %q: %v", field, v, err)
+		}
+		return now.Add(d).UTC(), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	// Accept minutes precision with a zone (2026-09-01T17:00Z), as pinki does.
+	for _, layout := range []string{"2006-01-02T15:04Z07:00"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	hint := "a deadline names one moment, so it needs a zone: 2026-09-01T17:00:00Z or 2026-09-01T10:00:00-07:00, or a duration such as +2h"
+	return time.Time{}, pinki.Invalid(field, "%s %q is not an RFC 3339 instant with a zone, nor a duration", field, v).WithHint("%s", hint)
+}
+
+// relative parses [+]N<unit>… with units s, m, h, d (24h) and w (7d). ok is
+// false when v does not look like a duration at all.
+func relative(v string) (d time.Duration, ok bool, err error) {
+	s := strings.TrimPrefix(v, "+")
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false, nil
+	}
+	if len(s) >= 5 && s[4] == '-' {
+		return 0, false, nil // a date
+	}
+	for s != "" {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(s) {
+			return 0, true, fmt.Errorf("a duration is numbers with units s, m, h, d or w, such as 2h30m")
+		}
+		n, perr := strconv.ParseInt(s[:i], 10, 64)
+		if perr != nil || n > 1e6 {
+			return 0, true, fmt.Errorf("number too large")
+		}
+		var unit time.Duration
+		switch s[i] {
+		case 's':
+			unit = time.Second
+		case 'm':
+			unit = time.Minute
+		case 'h':
+			unit = time.Hour
+		case 'd':
+			unit = 24 * time.Hour
+		case 'w':
+			unit = 7 * 24 * time.Hour
+		default:
+			return 0, true, fmt.Errorf("unknown unit %q: use s, m, h, d or w", s[i])
+		}
+		d += time.Duration(n) * unit
+		s = s[i+1:]
+	}
+	return d, true, nil
+}
+
+// evidence trims each reference and refuses blank ones.
+func evidence(refs []string) ([]string, error) {
+	var out []string
+	for i, r := range refs {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			return nil, pinki.Invalid("evidence", "evidence reference %d is empty", i+1)
+		}
+		if !utf8.ValidString(r) || len(r) > pinki.MaxText {
+			return nil, pinki.Invalid("evidence", "evidence reference %d is not valid UTF-8 or is over %d bytes", i+1, pinki.MaxText)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// compactJSON validates v as one JSON value of at most limit bytes and
+// returns it compacted.
+func compactJSON(field string, v json.RawMessage, limit int) (string, error) {
+	if len(v) > limit {
+		return "", &pinki.Error{Code: pinki.CodeTooLarge, Field: field,
+			Message: fmt.Sprintf("%s is %d bytes, over the limit of %d", field, len(v), limit)}
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return "", pinki.Invalid(field, "%s is not valid JSON: %v", field, err)
+	}
+	if _, err := jcs.Canonicalize(buf.Bytes()); err != nil {
+		return "", pinki.Invalid(field, "%s: %s", field, strings.TrimPrefix(err.Error(), "jcs: "))
+	}
+	return buf.String(), nil
+}

@@ -1,0 +1,155 @@
+package ledger
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/fold"
+)
+
+// canRead reports whether who may read o: anyone locally (no role), parties,
+// and observers, verifiers and admins.
+func canRead(who pinki.Identity, o *fold.Obligation) bool {
+	switch who.Role {
+	case "", pinki.RoleObserver, pinki.RoleVerifier, pinki.RoleAdmin:
+		return true
+	}
+	return o.Party(who.Seat)
+}
+
+// Query names what a read is about: one obligation (ID) or one seat (Seat),
+// and the instant to compute states at (zero: the service clock).
+type Query struct {
+	ID   string
+	Seat string
+	Now  time.Time
+}
+
+// at is the instant a read computes states at.
+func (s *Service) at(now time.Time) int64 {
+	if now.IsZero() {
+		return s.nowNanos()
+	}
+	return now.UnixNano()
+}
+
+// Get returns one obligation with its whole history.
+//
+// Errors: CodeNotFound when no line declares the id (or who may not read it:
+// an obligation you cannot read is one you are not told exists).
+func (s *Service) Get(ctx context.Context, who pinki.Identity, q Query) (Detail, error) {
+	var d Detail
+	id := strings.TrimSpace(q.ID)
+	err := s.view(ctx, func(l *fold.Ledger) error {
+		o := l.Get(id)
+		if o == nil || !canRead(who, o) {
+			return notFound(l, id)
+		}
+		d = detail(l, o, l.At(s.at(q.Now)).Status(o))
+		return nil
+	})
+	return d, err
+}
+
+// Scope selects obligations by openness when a Filter names no states.
+type Scope int
+
+// The scopes of a listing.
+const (
+	ScopeOpen    Scope = iota // proposed, conditional, detached, overdue
+	ScopeOverdue              // overdue only
+	ScopeAll                  // every state
+)
+
+// Filter selects obligations for List and Export. Zero fields select
+// everything (within Scope).
+type Filter struct {
+	Scope  Scope
+	States []fold.State // any of these; overrides Scope
+	By     string       // debtor
+	To     string       // creditor
+	Party  string       // either party
+	Kind   fold.Kind
+	Since  int64 // created at or after (Unix nanoseconds); 0: no bound
+	After  int64 // cursor: only obligations created after this sequence number
+	Limit  int   // 0: no limit
+	Now    time.Time
+}
+
+// matchRecord applies the filters that need no state, so that a listing
+// computes states only for the obligations they leave.
+func (f *Filter) matchRecord(o *fold.Obligation) bool {
+	if f.By != "" && o.Record.By != f.By || f.To != "" && o.Record.To != f.To {
+		return false
+	}
+	if f.Party != "" && !o.Party(f.Party) || f.Kind != 0 && o.Kind != f.Kind {
+		return false
+	}
+	return (f.Since == 0 || o.Record.At >= f.Since) && o.Record.Seq > f.After
+}
+
+func (f *Filter) matchState(st fold.Status) bool {
+	if len(f.States) > 0 {
+		for _, s := range f.States {
+			if s == st.State {
+				return true
+			}
+		}
+		return false
+	}
+	switch f.Scope {
+	case ScopeOpen:
+		return st.State.Open()
+	case ScopeOverdue:
+		return st.State == fold.Overdue
+	}
+	return true
+}
+
+// Page is a page of a listing. Next is the cursor for the following page, 0
+// when this is the last.
+type Page struct {
+	Items []Item `json:"items"`
+	Next  int64  `json:"next,omitempty"`
+	// Total is how many obligations the ledger holds (readable by who),
+	// whatever the filter.
+	Total int `json:"total"`
+}
+
+// List returns the obligations who may read that match f, in ledger order.
+//
+// Errors: CodeInvalid for an unknown state name.
+func (s *Service) List(ctx context.Context, who pinki.Identity, f Filter) (Page, error) {
+	for _, st := range f.States {
+		if !st.Valid() {
+			return Page{}, pinki.Invalid("state", "unknown state %q: one of proposed, conditional, detached, overdue, satisfied, failed, cancelled, released, expired", st)
+		}
+	}
+	var p Page
+	err := s.view(ctx, func(l *fold.Ledger) error {
+		ev := l.At(s.at(f.Now))
+		p.Items = []Item{}
+		for _, o := range l.Obligations() {
+			if !canRead(who, o) {
+				continue
+			}
+			p.Total++
+			if p.Next != 0 || !f.matchRecord(o) {
+				continue
+			}
+			st := ev.Status(o)
+			if !f.matchState(st) {
+				continue
+			}
+			if f.Limit > 0 && len(p.Items) == f.Limit {
+				p.Next = p.Items[len(p.Items)-1].Seq
+				continue
+			}
+			p.Items = append(p.Items, item(o, st))
+		}
+		return nil
+	})
+	return p, err
+}

