@@ -483,4 +483,3 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, who pinki.Identi
 
 // pathEscape escapes an id for a path segment: ids may hold '/'.
 func pathEscape(id string) string { return url.PathEscape(id) }
-

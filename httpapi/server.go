@@ -247,6 +247,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request, _ pinki.Identity
 }
 
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request, who pinki.Identity) error {
+	if err := newQuery(r).done(); err != nil {
+		return err
+	}
 	return writeJSON(w, http.StatusOK, WhoAmI{Seat: who.Seat, Role: who.Role})
 }
 
