@@ -29,6 +29,31 @@ func (s *Service) Events(ctx context.Context, who pinki.Identity, after int64, l
 	}
 	out := []EventRecord{}
 	next := after
+	seatOnly := who.Role == pinki.RoleSeat
+	if seatOnly && s.Position().Seq < after {
+		// The fold must know every obligation created up to after: those
+		// created later are met in this read.
+		if err := s.catchUp(ctx); err != nil {
+			return nil, after, err
+		}
+	}
+	// met holds whether the seat is a party to the obligations created in
+	// this read that the fold does not know yet (it may lag the store).
+	met := map[string]bool{}
+	mine := func(e *pinki.Event) bool {
+		key := e.Key()
+		if v, ok := met[key]; ok {
+			return v
+		}
+		if known, party := s.partyOf(who.Seat, key); known {
+			return party
+		}
+		if e.Type.Creates() {
+			met[key] = e.By == who.Seat || e.To == who.Seat
+			return met[key]
+		}
+		return false
+	}
 	_, err := s.store.Read(ctx, pinki.Position{Seq: after}, func(en pinki.Entry) error {
 		if len(out) == limit {
 			return errPageFull
@@ -37,7 +62,7 @@ func (s *Service) Events(ctx context.Context, who pinki.Identity, after int64, l
 		if en.Err != nil {
 			return nil
 		}
-		if who.Role == pinki.RoleSeat && !s.partyOf(who.Seat, en.Event.Key()) {
+		if seatOnly && !mine(&en.Event) {
 			return nil
 		}
 		line := pinki.AppendLine(nil, &en.Event)
@@ -50,11 +75,13 @@ func (s *Service) Events(ctx context.Context, who pinki.Identity, after int64, l
 	return out, next, nil
 }
 
-func (s *Service) partyOf(seat, id string) bool {
+// partyOf reports whether the fold knows id and, if so, whether seat is one
+// of its parties.
+func (s *Service) partyOf(seat, id string) (known, party bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	o := s.fold.Get(id)
-	return o != nil && o.Party(seat)
+	return o != nil, o != nil && o.Party(seat)
 }
 
 // Import appends events exactly as given, with no rules: a ledger moved from
@@ -89,4 +116,3 @@ func (s *Service) Import(ctx context.Context, who pinki.Identity, events []pinki
 	}
 	return n, s.catchUp(ctx)
 }
-
