@@ -223,6 +223,13 @@ func ServedTask(d ledger.Detail) (*sdk.Task, error) {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, rpcError(&pinki.Error{Code: pinki.CodeInternal, Message: "decoding the task: " + err.Error()})
 	}
+	// Keep the record's and the state's key order on the wire (pinki's, not
+	// a map's): raw JSON values marshal as they are.
+	if rec, err := json.Marshal(obj.Metadata[MetadataKey]); err == nil {
+		t.Metadata[MetadataKey] = json.RawMessage(rec)
+	}
+	last := t.Artifacts[len(t.Artifacts)-1]
+	last.Parts[0].Content = sdk.Data{Value: json.RawMessage(state)}
 	return &t, nil
 }
 
