@@ -113,6 +113,6 @@ type taskJSON struct {
 	Status struct {
 		State string `json:"state"`
 	} `json:"status"`
-	Artifacts []json.RawMessage          `json:"artifacts"`
+	Artifacts []json.RawMessage         `json:"artifacts"`
 	Metadata  map[string]map[string]any `json:"metadata"`
 }
