@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -12,10 +11,11 @@ import (
 	"github.com/pinki-ledger/pinki"
 )
 
-// The assessment words the watcher publishes (as its own seat, with `assess`)
-// when a task it watches ended without a verified delivery. Each is an
-// observation of the task, attributed to the watcher; none resolves
-// anything: resolving stays the debtor's act.
+// The assessment words the watcher (the verify adapter for A2A tasks)
+// publishes as its own seat, with `assess`, when a task it watches ended
+// without a verified delivery. Each is an observation of the task,
+// attributed to the watcher; none resolves anything: resolving stays the
+// debtor's act.
 const (
 	// AssessNoArtifact: the task is TASK_STATE_COMPLETED with no artifact,
 	// so there is nothing to verify ("done" that points at nothing).
@@ -61,10 +61,11 @@ type Finding struct {
 // maxStatusText bounds the agent's status text quoted in a note.
 const maxStatusText = 300
 
-// CheckTask looks at task taskID on debtor's agent once. Everything a Finding
-// holds is derived from what the agent said, never from the clock, so that
-// checking an unchanged task twice gives the same finding (and the watcher's
-// writes stay idempotent).
+// CheckTask looks at task taskID on debtor's agent once: the observation the
+// A2A task verifier (verify.A2ATask) makes. Everything a Finding holds is
+// derived from what the agent said, never from the clock, so that checking
+// an unchanged task twice gives the same finding (and the watcher's writes
+// stay idempotent).
 //
 // Errors: the errors of Agents.GetTask other than an unknown task (which is
 // the finding AssessUnknown): a seat without an agent, an unreachable or
@@ -75,7 +76,7 @@ func (a *Agents) CheckTask(ctx context.Context, debtor, taskID string) (Finding,
 	if err != nil {
 		if pe, ok := err.(*pinki.Error); ok && pe.Code == pinki.CodeNotFound && pe.Field == "task" {
 			f.Verdict, f.State = Assessed, AssessUnknown
-			f.Note = fmt.Sprintf("the agent at %s does not know task %s", ref.Endpoint, taskID)
+			f.Note = "unknown to the agent at " + ref.Endpoint
 			return f, nil
 		}
 		return f, err
@@ -84,13 +85,16 @@ func (a *Agents) CheckTask(ctx context.Context, debtor, taskID string) (Finding,
 }
 
 // Classify classifies a task fetched from the agent ref: the mapping the
-// watcher applies (docs/A2A.md, "The watcher").
+// watcher applies (docs/A2A.md, "The watcher"). Note says what was seen
+// without repeating the task id: the state, the endpoint, what matters
+// about it, then the agent's status text (one line, capped).
 func Classify(task *sdk.Task, ref AgentRef) Finding {
 	f := Finding{Task: string(task.ID), TaskState: task.Status.State.String(), Agent: ref}
 	// seen says what the agent showed: the state, what about it matters,
-	// then the agent's own status text.
+	// then the agent's own status text. The task id is not repeated: a
+	// report names it beside the note.
 	seen := func(what string) string {
-		s := fmt.Sprintf("task %s on %s is %s%s", task.ID, ref.Endpoint, task.Status.State, what)
+		s := fmt.Sprintf("%s on %s%s", task.Status.State, ref.Endpoint, what)
 		if text := statusText(task); text != "" {
 			s += ": " + text
 		}
@@ -154,16 +158,3 @@ func statusText(task *sdk.Task) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-// meta is the meta object the watcher attaches to what it writes: where it
-// looked and what it saw. It holds nothing that changes between two looks
-// at an unchanged task.
-func (f *Finding) meta() json.RawMessage {
-	m := map[string]any{"a2a": map[string]any{
-		"agent": f.Agent.Endpoint, "task": f.Task, "task_state": f.TaskState}}
-	if f.TaskState == "" {
-		m["a2a"] = map[string]any{"agent": f.Agent.Endpoint, "task": f.Task}
-	}
-	b, _ := json.Marshal(m)
-	return b
-}

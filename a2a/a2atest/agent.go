@@ -1,4 +1,7 @@
-package a2a_test
+// Package a2atest is a test A2A agent built with a2a-go's server, for the
+// tests of the A2A binding and its verifier adapter: each task it makes ends
+// the way the message that started it says.
+package a2atest
 
 import (
 	"context"
@@ -13,17 +16,23 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
-// taskAgent is a test A2A agent built with a2a-go's server: its executor ends
+// Agent is a test A2A agent built with a2a-go's server: its executor ends
 // each task the way the message's text says ("deliver", "empty", "fail",
-// "reject", "cancel", anything else stays working), and it records the
-// A2A-Extensions header of every GetTask it answers.
-type taskAgent struct {
+// "reject", "cancel"; anything else waits in TASK_STATE_INPUT_REQUIRED), and
+// it records the A2A-Extensions header of every call after the last Start.
+type Agent struct {
 	srv *httptest.Server
 
 	mu         sync.Mutex
 	extensions []string // A2A-Extensions of each GetTask
 	cardHits   int
 }
+
+// HTTPClient is a client that trusts the agent's TLS certificate.
+func (ag *Agent) HTTPClient() *http.Client { return ag.srv.Client() }
+
+// Endpoint is the agent's JSON-RPC endpoint (its card's interface).
+func (ag *Agent) Endpoint() string { return ag.srv.URL + "/rpc" }
 
 type outcomeExecutor struct{}
 
@@ -74,12 +83,12 @@ func (outcomeExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) i
 	}
 }
 
-// startTaskAgent serves the agent over TLS (so that its https:// URL is a
+// New serves the agent over TLS (so that its https:// URL is a
 // seat that is its own agent's base): the card at the well-known path, the
 // JSON-RPC endpoint at /rpc.
-func startTaskAgent(t *testing.T) *taskAgent {
+func New(t testing.TB) *Agent {
 	t.Helper()
-	ag := &taskAgent{}
+	ag := &Agent{}
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(outcomeExecutor{}))
 	mux := http.NewServeMux()
 	var card http.Handler
@@ -107,10 +116,10 @@ func startTaskAgent(t *testing.T) *taskAgent {
 }
 
 // URL is the agent's base URL: the seat whose agent it is.
-func (ag *taskAgent) URL() string { return ag.srv.URL }
+func (ag *Agent) URL() string { return ag.srv.URL }
 
-// start sends text to the agent and returns the id of the task it made.
-func (ag *taskAgent) start(t *testing.T, text string) string {
+// Start sends text to the agent and returns the id of the task it made.
+func (ag *Agent) Start(t testing.TB, text string) string {
 	t.Helper()
 	ctx := context.Background()
 	client, err := a2aclient.NewFromEndpoints(ctx,
@@ -133,14 +142,15 @@ func (ag *taskAgent) start(t *testing.T, text string) string {
 	return string(task.ID)
 }
 
-// seenExtensions returns the A2A-Extensions headers of the calls so far.
-func (ag *taskAgent) seenExtensions() []string {
+// SeenExtensions returns the A2A-Extensions headers of the calls so far.
+func (ag *Agent) SeenExtensions() []string {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
 	return append([]string(nil), ag.extensions...)
 }
 
-func (ag *taskAgent) cards() int {
+// CardFetches counts the requests for its card.
+func (ag *Agent) CardFetches() int {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
 	return ag.cardHits
