@@ -32,8 +32,9 @@ type Client struct {
 	token string
 	hc    *http.Client
 
-	mu  sync.Mutex
-	who *WhoAmI
+	mu      sync.Mutex
+	who     *WhoAmI
+	unknown int
 }
 
 var _ ledger.API = (*Client)(nil)
@@ -102,6 +103,13 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.hc.Do(req)
+	if err == nil {
+		if n, perr := strconv.Atoi(resp.Header.Get(UnknownLinesHeader)); perr == nil {
+			c.mu.Lock()
+			c.unknown = max(c.unknown, n)
+			c.mu.Unlock()
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -150,6 +158,15 @@ func (c *Client) postJSON(ctx context.Context, path string, v any, out any) erro
 		return pinki.Errorf(pinki.CodeInvalid, "cannot encode the request: %v", err)
 	}
 	return c.do(ctx, http.MethodPost, path, nil, body, "application/json", out)
+}
+
+// UnknownLines is the largest number of undecodable ledger lines any answer
+// so far reported (the Pinki-Unknown-Lines header): when it is not 0, the
+// reads left lines out, and the CLI exits 3 unless --tolerate-unknown.
+func (c *Client) UnknownLines() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unknown
 }
 
 // WhoAmI returns the identity the client's token authenticates as, asking

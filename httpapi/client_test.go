@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
 	"reflect"
 	"testing"
 
@@ -271,5 +272,29 @@ func TestClientUnreachable(t *testing.T) {
 	}
 	if _, err := NewClient("ftp://x", "", nil); pinki.ErrorCode(err) != pinki.CodeInvalid {
 		t.Fatalf("bad URL: %v", err)
+	}
+}
+
+// TestUnknownLines checks that a ledger line the server cannot decode is
+// reported to the client, so that the CLI exits 3 as it does locally.
+func TestUnknownLines(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.promise("p1")
+	c := e.client("debtor")
+	if _, err := c.List(context.Background(), local, ledger.Filter{}); err != nil || c.UnknownLines() != 0 {
+		t.Fatalf("clean ledger: %v %d", err, c.UnknownLines())
+	}
+	f, err := os.OpenFile(e.path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"ts":"2030-01-01T00:00:00Z","type":"teleport","promise":"p1"}` + "\n")
+	f.Close()
+	if err := e.svc.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	page, err := c.List(context.Background(), local, ledger.Filter{})
+	if err != nil || len(page.Items) != 1 || c.UnknownLines() != 1 {
+		t.Fatalf("after a bad line: %v %d items, unknown %d", err, len(page.Items), c.UnknownLines())
 	}
 }

@@ -54,10 +54,14 @@ func newEnv(t *testing.T, opts Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := ledger.New(store, ledger.Options{Follow: true, Clock: func() time.Time { return t0 }})
+	unknown := new(UnknownLines)
+	svc := ledger.New(store, ledger.Options{Follow: true, Clock: func() time.Time { return t0 }, OnUnknownLine: unknown.Record})
 	tf := tokens.OpenFile(tokens.PathFor(path), func() time.Time { return t0 })
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = 50 * time.Millisecond
+	}
+	if opts.UnknownLines == nil {
+		opts.UnknownLines = unknown.Count
 	}
 	if opts.Poll == 0 {
 		opts.Poll = 20 * time.Millisecond

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net"
+	"sync"
 
 	"github.com/pinki-ledger/pinki"
 )
@@ -20,4 +21,31 @@ func Listen(addr string) (net.Listener, error) {
 			WithHint("pick another address with --listen HOST:PORT")
 	}
 	return ln, nil
+}
+
+// UnknownLines counts the distinct ledger lines a service could not decode,
+// so that a server can tell its clients (the Pinki-Unknown-Lines header) and
+// the CLI in --server mode exits 3 as it does against a local file. Pass
+// Record as ledger.Options.OnUnknownLine and Count as Options.UnknownLines.
+// The zero value is ready; it is safe for concurrent use.
+type UnknownLines struct {
+	mu   sync.Mutex
+	seen map[int64]struct{}
+}
+
+// Record notes one line the service could not decode.
+func (u *UnknownLines) Record(seq int64, raw []byte, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.seen == nil {
+		u.seen = map[int64]struct{}{}
+	}
+	u.seen[seq] = struct{}{}
+}
+
+// Count is how many distinct lines were recorded.
+func (u *UnknownLines) Count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.seen)
 }

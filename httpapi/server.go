@@ -43,7 +43,15 @@ type Options struct {
 	Poll time.Duration
 	// Logf, if set, logs requests that fail with a 5xx status.
 	Logf func(format string, args ...any)
+	// UnknownLines, if set, is how many ledger lines the service could not
+	// decode (see UnknownLines); when it is not 0, every answer carries it in
+	// the Pinki-Unknown-Lines header, and the client reports it.
+	UnknownLines func() int
 }
+
+// UnknownLinesHeader carries the number of ledger lines the server's
+// service could not decode: a read that left them out is partial (exit 3).
+const UnknownLinesHeader = "Pinki-Unknown-Lines"
 
 func (o *Options) defaults() {
 	if o.MaxBody <= 0 {
@@ -169,6 +177,11 @@ func (s *Server) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		if s.opts.UnknownLines != nil {
+			if n := s.opts.UnknownLines(); n > 0 {
+				w.Header().Set(UnknownLinesHeader, strconv.Itoa(n))
+			}
+		}
 		err := s.serve(sw, r, rt)
 		if err != nil && sw.status == 0 {
 			writeProblem(sw, err)

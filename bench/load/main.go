@@ -11,7 +11,8 @@
 // server re-reads it); with -tokens it reads "SEAT TOKEN" lines instead.
 // -acked logs every acknowledged write as "SEQ ID TYPE" (fsync'd before the
 // tool exits); -verify checks such a log against a ledger file: every
-// acknowledged event must be on its line. Exit status 1 when it is not.
+// acknowledged event must be on its line, and every line must decode. Exit
+// status 1 when either fails.
 package main
 
 import (
@@ -411,14 +412,18 @@ func verifyAcked(ledgerPath, ackedPath string) error {
 	sc := bufio.NewScanner(lf)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	var seq int64
-	found, bad := 0, 0
+	found, bad, undecodable := 0, 0, 0
 	for sc.Scan() {
 		seq++
+		e, err := pinki.DecodeLine(sc.Bytes())
+		if err != nil && len(strings.TrimSpace(sc.Text())) > 0 {
+			undecodable++
+			fmt.Fprintf(os.Stderr, "line %d does not decode: %v\n", seq, err)
+		}
 		a, ok := want[seq]
 		if !ok {
 			continue
 		}
-		e, err := pinki.DecodeLine(sc.Bytes())
 		if err != nil || e.Key() != a.id || string(e.Type) != a.typ {
 			bad++
 			if bad <= 10 {
@@ -438,9 +443,13 @@ func verifyAcked(ledgerPath, ackedPath string) error {
 			fmt.Fprintf(os.Stderr, "line %d: acknowledged %s %s, the ledger has only %d lines\n", s, a.typ, a.id, seq)
 		}
 	}
-	fmt.Printf("verify: %d acknowledged events, %d on their lines, %d missing or different (ledger: %d lines)\n", found+bad, found, bad, seq)
+	fmt.Printf("verify: %d acknowledged events, %d on their lines, %d missing or different; ledger: %d lines, %d that do not decode\n",
+		found+bad, found, bad, seq, undecodable)
 	if bad > 0 {
 		return fmt.Errorf("%d acknowledged events are not in the ledger", bad)
+	}
+	if undecodable > 0 {
+		return fmt.Errorf("%d ledger lines do not decode", undecodable)
 	}
 	return nil
 }
