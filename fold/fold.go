@@ -319,6 +319,12 @@ func (l *Ledger) Apply(seq int64, e *pinki.Event) {
 			l.ignore(seq, e, "accept after the obligation was resolved")
 		case !o.Party(e.By):
 			l.ignore(seq, e, "accept by "+quote(e.By)+", who is not a party")
+		case e.At > o.horizonAt():
+			// SPEC §2: a proposal whose until passed before both
+			// acceptances is expired; an acceptance written after the
+			// window closed does not count.
+			horizon, _ := o.Horizon()
+			l.ignore(seq, e, "accept after the proposal window closed at "+horizon)
 		case e.Rev != o.Rev:
 			l.ignore(seq, e, "accept of revision "+itoa(e.Rev)+" when the revision was "+itoa(o.Rev))
 		default:

@@ -74,8 +74,31 @@ func (l *Ledger) At(now int64) *Evaluator {
 const visiting State = "\x00visiting"
 
 // Status returns o's status. Antecedent chains are walked iteratively, so any
-// depth is fine; a cycle leaves its members conditional.
+// depth is fine; a cycle leaves its unresolved members conditional.
+//
+// The state is computed first, from resolutions and antecedents' states only;
+// the late flag of an obligation satisfied in time then looks at its
+// antecedent's state. Keeping the two apart makes every answer independent of
+// the order in which obligations are evaluated (a resolved member of a cycle
+// breaks the cycle: its state never depends on its antecedent).
 func (ev *Evaluator) Status(o *Obligation) Status {
+	s := ev.state(o)
+	if s.State == Satisfied && !s.Late && o.Record.On != "" {
+		// Satisfied in time: late only if the antecedent had already ended
+		// unsatisfied when it was resolved.
+		if ant := ev.l.obs[o.Record.On]; ant != nil {
+			a := ev.state(ant)
+			if endedUnsatisfied(a.State) && a.EndedAt < s.EndedAt {
+				s.Late = true
+			}
+		}
+	}
+	return s
+}
+
+// state computes o's status without the antecedent part of the late flag,
+// remembering the answer for o and every obligation on its antecedent walk.
+func (ev *Evaluator) state(o *Obligation) Status {
 	if s, ok := ev.memo[o]; ok && s.State != visiting {
 		return s
 	}
@@ -84,8 +107,8 @@ func (ev *Evaluator) Status(o *Obligation) Status {
 	for {
 		if s, ok := ev.memo[cur]; ok {
 			if s.State == visiting {
-				// A cycle: cur is on the path. Settle it without its antecedent.
-				ev.memo[cur] = ev.settle(cur, nil, true)
+				// A cycle of unresolved obligations: cur is on the path.
+				ev.memo[cur] = Status{State: Conditional}
 			}
 			break
 		}
@@ -95,7 +118,7 @@ func (ev *Evaluator) Status(o *Obligation) Status {
 		}
 		ant := ev.l.obs[cur.Record.On]
 		if ant == nil {
-			ev.memo[cur] = ev.settle(cur, nil, false)
+			ev.memo[cur] = Status{State: Conditional}
 			break
 		}
 		ev.memo[cur] = Status{State: visiting}
@@ -107,24 +130,20 @@ func (ev *Evaluator) Status(o *Obligation) Status {
 		if s := ev.memo[n]; s.State != visiting {
 			continue // settled as a cycle member
 		}
-		a := ev.memo[ev.l.obs[n.Record.On]]
-		ev.memo[n] = ev.settle(n, &a, false)
+		ev.memo[n] = ev.settle(n, ev.memo[ev.l.obs[n.Record.On]])
 	}
 	return ev.memo[o]
 }
 
 // base settles o when its antecedent cannot matter. It reports done=false when
-// the antecedent's status is needed: for the state of an unresolved obligation
-// with `on`, or for the late flag of one satisfied in time.
+// the antecedent's state is needed: for an unresolved, agreed obligation with
+// `on`.
 func (ev *Evaluator) base(o *Obligation) (Status, bool) {
 	horizon := o.horizonAt()
 	if r := o.Resolution; r != nil {
 		s := Status{State: State(r.As), EndedAt: r.At}
 		if r.As == pinki.Satisfied {
 			s.Late = r.At > r.HorizonAt
-			if !s.Late && o.Record.On != "" {
-				return s, false
-			}
 		}
 		return s, true
 	}
@@ -143,21 +162,9 @@ func (ev *Evaluator) base(o *Obligation) (Status, bool) {
 	return Status{}, false
 }
 
-// settle computes o's status from its antecedent's (nil: unknown id, or a
-// cycle when cycle is set).
-func (ev *Evaluator) settle(o *Obligation, ant *Status, cycle bool) Status {
-	if r := o.Resolution; r != nil {
-		// Satisfied in time: late only if the antecedent had already ended
-		// unsatisfied when it was resolved.
-		s := Status{State: Satisfied, EndedAt: r.At}
-		if ant != nil && endedUnsatisfied(ant.State) && ant.EndedAt < r.At {
-			s.Late = true
-		}
-		return s
-	}
-	if ant == nil || cycle {
-		return Status{State: Conditional}
-	}
+// settle computes the status of o, unresolved and waiting on an antecedent,
+// from the antecedent's status.
+func (ev *Evaluator) settle(o *Obligation, ant Status) Status {
 	switch {
 	case ant.State == Satisfied:
 		return ev.owed(o, o.horizonAt())
