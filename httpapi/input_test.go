@@ -47,6 +47,8 @@ func TestBadInput(t *testing.T) {
 		{"bad state", "GET", "/v1/obligations?state=nope", nil, 400, "invalid", "state"},
 		{"seat twice", "GET", "/v1/inbox?seat=a&seat=b", nil, 400, "invalid", "seat"},
 		{"unknown path", "GET", "/v1/nothing", nil, 404, "not_found", "path"},
+		{"wrong method", "DELETE", "/v1/obligations/p1", nil, 405, "invalid", "method"},
+		{"wrong method on a create", "GET", "/v1/promises", nil, 405, "invalid", "method"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +68,17 @@ func TestBadInput(t *testing.T) {
 				t.Fatal("a refused request appended")
 			}
 		})
+	}
+	// A scheme other than Bearer.
+	req, _ := http.NewRequest("GET", e.http.URL+"/v1/whoami", nil)
+	req.Header.Set("Authorization", "Basic "+e.tok["debtor"])
+	resp, err := e.http.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("Basic: %d", resp.StatusCode)
 	}
 	// An admin's import of a line that is not a ledger event.
 	before := e.ledgerBytes()

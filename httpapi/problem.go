@@ -97,7 +97,11 @@ func codeOfStatus(st int) pinki.Code {
 // writeProblem writes err as problem+json. A 401 carries the Bearer
 // challenge.
 func writeProblem(w http.ResponseWriter, err error) int {
-	p := ProblemOf(err)
+	return sendProblem(w, ProblemOf(err))
+}
+
+// sendProblem writes p and returns its status.
+func sendProblem(w http.ResponseWriter, p Problem) int {
 	h := w.Header()
 	h.Set("Content-Type", ProblemContentType)
 	h.Set("Cache-Control", "no-store")

@@ -127,13 +127,34 @@ func NewServer(api ledger.API, store tokens.Store, opts Options) *Server {
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		status := writeProblem(w, (&pinki.Error{Code: pinki.CodeNotFound, Field: "path",
+	s.mux.HandleFunc("/", s.unmatched)
+	return s
+}
+
+// unmatched answers a request no route takes: 405 with Allow when the path
+// is served for other methods, else 404.
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	var status int
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		p := ProblemOf(&pinki.Error{Code: pinki.CodeInvalid, Field: "method",
+			Message: r.Method + " is not allowed on " + r.URL.Path + ": use " + strings.Join(allow, " or ")})
+		p.Status, p.Title = http.StatusMethodNotAllowed, http.StatusText(http.StatusMethodNotAllowed)
+		status = sendProblem(w, p)
+	} else {
+		status = writeProblem(w, (&pinki.Error{Code: pinki.CodeNotFound, Field: "path",
 			Message: "no such endpoint: " + r.Method + " " + r.URL.Path}).
 			WithHint("GET /v1/openapi.json describes the API"))
-		s.metrics.observe("unmatched", status, 0)
-	})
-	return s
+	}
+	s.metrics.observe("unmatched", status, 0)
 }
 
 // ServeHTTP implements http.Handler.

@@ -142,6 +142,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, who pinki.Identi
 		return err
 	}
 	rc := http.NewResponseController(w)
+	// The server's read and write timeouts bound requests, not streams: lift
+	// them (an expired read deadline would end the stream's context), and
+	// bound each write instead.
+	rc.SetReadDeadline(time.Time{})
+	rc.SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")

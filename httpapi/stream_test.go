@@ -265,3 +265,30 @@ func TestRevokedAtOnce(t *testing.T) {
 		t.Fatalf("revoked token: %d %s", r.status, r.body)
 	}
 }
+
+// TestStreamOutlivesTimeouts checks that an event stream lasts beyond the
+// http.Server's read and write timeouts, which bound ordinary requests.
+func TestStreamOutlivesTimeouts(t *testing.T) {
+	e := newEnv(t, Options{Heartbeat: 40 * time.Millisecond})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go Serve(ctx, ln, e.server, ServeOptions{ReadTimeout: 150 * time.Millisecond, WriteTimeout: 150 * time.Millisecond,
+		ReadHeaderTimeout: 150 * time.Millisecond})
+	req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/v1/events/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+e.tok["debtor"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	time.Sleep(500 * time.Millisecond)
+	e.promise("late")
+	if got := nextID(t, r, nil); got != "1" {
+		t.Fatalf("after the timeouts: id %q, want 1", got)
+	}
+}
