@@ -357,21 +357,22 @@ func (s *Server) agreements(w http.ResponseWriter, r *http.Request, who pinki.Id
 	return writeJSON(w, http.StatusOK, set)
 }
 
-// export answers GET /v1/export: the export document (format=json, the
-// default), or the ledger's events as JSON lines (format=jsonl), each line as
-// the ledger holds it, limited to what the token may read.
+// export answers GET /v1/export, over the obligations the token may read:
+// the export document (format=json, the default); its obligations one per
+// line (format=jsonl); or the ledger lines about them, as stored
+// (format=events: a backup a seat or an admin can import elsewhere).
 func (s *Server) export(w http.ResponseWriter, r *http.Request, who pinki.Identity) error {
 	q := newQuery(r)
 	format := q.str("format")
-	if format == "jsonl" || format == "events" {
+	if format == "events" {
 		if err := q.done(); err != nil {
 			return err
 		}
 		return s.exportLines(w, r, who)
 	}
 	f := q.filter()
-	if format != "" && format != "json" {
-		q.fail(pinki.Invalid("format", "format %q must be json or jsonl", format))
+	if format != "" && format != "json" && format != "jsonl" {
+		q.fail(pinki.Invalid("format", "format %q must be json, jsonl or events", format))
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -382,7 +383,19 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request, who pinki.Identi
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, doc)
+	if format != "jsonl" {
+		return writeJSON(w, http.StatusOK, doc)
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	for i := range doc.Promises {
+		if err := enc.Encode(&doc.Promises[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }
 
 func (s *Server) exportLines(w http.ResponseWriter, r *http.Request, who pinki.Identity) error {

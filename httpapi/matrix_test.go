@@ -205,7 +205,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 func TestReadsLimitedToParties(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.promise("secret-1")
-	for _, path := range []string{"/v1/obligations?scope=all", "/v1/export", "/v1/events", "/v1/export?format=jsonl"} {
+	for _, path := range []string{"/v1/obligations?scope=all", "/v1/export", "/v1/events", "/v1/export?format=jsonl", "/v1/export?format=events"} {
 		for _, caller := range everyone {
 			r := e.do(caller, "GET", path, nil)
 			if r.status != 200 {
