@@ -94,9 +94,10 @@ func codeOfStatus(st int) pinki.Code {
 	return pinki.CodeUnavailable
 }
 
-// writeProblem writes err as problem+json. A 401 carries the Bearer
-// challenge.
-func writeProblem(w http.ResponseWriter, err error) int {
+// WriteProblem writes err as problem+json (see ProblemOf and Status) and
+// returns the status it wrote. A 401 carries the Bearer challenge. Other HTTP
+// surfaces (MCP over streamable HTTP) use it to answer in the same shape.
+func WriteProblem(w http.ResponseWriter, err error) int {
 	return sendProblem(w, ProblemOf(err))
 }
 

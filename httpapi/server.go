@@ -150,7 +150,7 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
 		p.Status, p.Title = http.StatusMethodNotAllowed, http.StatusText(http.StatusMethodNotAllowed)
 		status = sendProblem(w, p)
 	} else {
-		status = writeProblem(w, (&pinki.Error{Code: pinki.CodeNotFound, Field: "path",
+		status = WriteProblem(w, (&pinki.Error{Code: pinki.CodeNotFound, Field: "path",
 			Message: "no such endpoint: " + r.Method + " " + r.URL.Path}).
 			WithHint("GET /v1/openapi.json describes the API"))
 	}
@@ -205,7 +205,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 		err := s.serve(sw, r, rt)
 		if err != nil && sw.status == 0 {
-			writeProblem(sw, err)
+			WriteProblem(sw, err)
 		}
 		if sw.status == 0 {
 			sw.WriteHeader(http.StatusOK)
