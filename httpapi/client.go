@@ -192,6 +192,16 @@ func (c *Client) WhoAmI(ctx context.Context) (WhoAmI, error) {
 	return w, nil
 }
 
+// CheckAs checks that a seat the user named to act as (the CLI's --as or
+// $PINKI_SEAT), when given, is the token's seat: over HTTP the writer is
+// always the token's seat, so a different one is refused rather than
+// ignored. An empty seat passes.
+//
+// Errors: CodeForbidden for another seat; WhoAmI's errors.
+func (c *Client) CheckAs(ctx context.Context, seat string) error {
+	return c.claim(ctx, "--as", seat)
+}
+
 // claim checks a writer named in an input (--by, --observer) against the
 // token's seat: over HTTP the writer is always the token's seat, so a
 // different one is refused here as the service refuses it, rather than
@@ -457,22 +467,42 @@ func (c *Client) Events(ctx context.Context, _ pinki.Identity, after int64, limi
 	return p.Events, p.Next, nil
 }
 
-// Import implements ledger.API: the events travel as ledger lines.
+// importChunk bounds the body of one import request, well under the
+// server's default cap (Options.MaxImport).
+const importChunk = 16 << 20
+
+// Import implements ledger.API: the events travel as ledger lines, in
+// requests of at most 16 MiB. The first request carries add; the later ones
+// add to what the first imported. Like the service's own import, a failure
+// part way leaves the events before it imported (the count says how many).
 func (c *Client) Import(ctx context.Context, _ pinki.Identity, events []pinki.Event, add bool) (int, error) {
-	var buf []byte
-	for i := range events {
-		buf = pinki.AppendLine(buf, &events[i])
+	n := 0
+	for first := true; first || len(events) > 0; first = false {
+		var buf []byte
+		k := 0
+		for k < len(events) {
+			line := pinki.AppendLine(nil, &events[k])
+			if k > 0 && len(buf)+len(line) > importChunk {
+				break
+			}
+			buf = append(buf, line...)
+			k++
+		}
+		events = events[k:]
+		v := url.Values{}
+		if add || !first {
+			v.Set("append", "true")
+		}
+		if buf == nil {
+			buf = []byte{}
+		}
+		var res ImportResult
+		if err := c.do(ctx, http.MethodPost, "/v1/import", v, buf, "application/x-ndjson", &res); err != nil {
+			return n, err
+		}
+		n += res.Imported
 	}
-	v := url.Values{}
-	if add {
-		v.Set("append", "true")
-	}
-	if buf == nil {
-		buf = []byte{}
-	}
-	var res ImportResult
-	err := c.do(ctx, http.MethodPost, "/v1/import", v, buf, "application/x-ndjson", &res)
-	return res.Imported, err
+	return n, nil
 }
 
 // Stream follows the server's live event stream from after, calling fn for

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pinki-ledger/pinki"
@@ -139,6 +141,23 @@ func TestClientRoundTrip(t *testing.T) {
 	}
 	if n, err := ad.Import(ctx, local, []pinki.Event{old}, true); err != nil || n != 1 {
 		t.Fatalf("import: %d %v", n, err)
+	}
+	// A large import travels in several requests.
+	big := strings.Repeat("x", 8000)
+	var many []pinki.Event
+	for i := 0; i < 2200; i++ {
+		ev := old
+		ev.ID, ev.Text = fmt.Sprintf("old-big-%d", i), big
+		many = append(many, ev)
+	}
+	if n, err := ad.Import(ctx, local, many, true); err != nil || n != len(many) {
+		t.Fatalf("big import: %d %v", n, err)
+	}
+	if err := ad.CheckAs(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	if err := ad.CheckAs(ctx, debtor); pinki.ErrorCode(err) != pinki.CodeForbidden {
+		t.Fatalf("--as another seat: %v", err)
 	}
 }
 
