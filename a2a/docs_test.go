@@ -129,28 +129,25 @@ func TestDocExamples(t *testing.T) {
 // replyJSON renders a JSON-RPC response as the document shows it.
 func replyJSON(t *testing.T, r rpcResponse) string {
 	t.Helper()
-	doc := map[string]any{"jsonrpc": "2.0", "id": 1}
+	body, key := []byte(r.Result), "result"
 	if r.Error != nil {
 		for _, d := range r.Error.Data {
 			if md, ok := d["metadata"].(map[string]any); ok {
 				md["timestamp"] = "2026-09-01T12:00:00Z" // the only part that varies
 			}
 		}
-		doc["error"] = r.Error
-	} else {
-		doc["result"] = r.Result
+		var err error
+		if body, err = json.Marshal(r.Error); err != nil {
+			t.Fatal(err)
+		}
+		key = "error"
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	// Keep the server's key order: re-indent the body in place.
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, body, "  ", "  "); err != nil {
 		t.Fatal(err)
 	}
-	// The result keeps the server's key order: re-indent it in place.
-	if r.Error == nil {
-		var buf bytes.Buffer
-		json.Indent(&buf, r.Result, "  ", "  ")
-		b = []byte("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": " + buf.String() + "\n}")
-	}
-	return string(b)
+	return "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"" + key + "\": " + buf.String() + "\n}"
 }
 
 var timestamp = regexp.MustCompile(`"timestamp":\s*"[^"]*"`)
