@@ -9,6 +9,25 @@
 // decodes it strictly, calls the service as the token's identity and writes
 // the answer. Authority (who may declare, amend, resolve, read), validation,
 // idempotency and revisions are the service's.
+//
+// Routes (openapi.json is the full contract; a test keeps the two equal):
+//
+//	GET  /healthz                      liveness, no token
+//	GET  /metrics                      Prometheus text
+//	GET  /v1/openapi.json              the OpenAPI 3.1 document, no token
+//	GET  /v1/whoami                    the token's seat and role
+//	POST /v1/promises                  create (201, or 200 when idempotent)
+//	POST /v1/requests
+//	POST /v1/proposals
+//	GET  /v1/obligations               list: scope, state, by, to, party, kind, since, now, cursor, limit
+//	GET  /v1/obligations/{id}          one, with its history (ids with '/' travel as %2F)
+//	POST /v1/obligations/{id}/events   amend, accept, progress, resolve, assess, bind; optional rev
+//	GET  /v1/inbox, /v1/prime, /v1/agreements   ?seat= (default: the token's), now
+//	GET  /v1/export                    format json, jsonl or events
+//	GET  /v1/check                     not for seat tokens
+//	POST /v1/import                    admin tokens; ?append=true
+//	GET  /v1/events                    ?after=N&limit=M
+//	GET  /v1/events/stream             server-sent events; id = seq; Last-Event-ID resumes
 package httpapi
 
 import (

@@ -64,10 +64,11 @@ func (h *hub) follow(ctx context.Context, f follower, poll time.Duration) {
 			continue
 		}
 		h.broadcast()
-		// Let the service's fold move past pos before waiting again, so
-		// that a store that grew is not reported over and over.
+		// Let the service's fold move from pos (on, or back to the start of
+		// a replaced ledger) before waiting again, so that a store that grew
+		// is not reported over and over.
 		next := f.Position()
-		for next.Seq <= pos.Seq && next.Mark <= pos.Mark {
+		for next == pos {
 			if !sleep(ctx, 10*time.Millisecond) {
 				return
 			}
