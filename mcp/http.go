@@ -120,6 +120,8 @@ func problem(w http.ResponseWriter, err error) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="pinki", error="invalid_token"`)
 	case pinki.CodeForbidden:
 		status = http.StatusForbidden
+	case pinki.CodeInvalid:
+		status = http.StatusBadRequest
 	case pinki.CodeUnavailable:
 		status = http.StatusServiceUnavailable
 	}

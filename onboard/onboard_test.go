@@ -230,6 +230,11 @@ func TestWriteDoesNotDuplicateAHook(t *testing.T) {
 	if read(t, hooks) != existing || read(t, agents) != "Run `pinki prime --seat desk/a` first.\n" {
 		t.Fatal("a file with the hook or the command was changed")
 	}
+	// A seat whose name extends desk/a is another seat.
+	res, err = onboard.Write(dir, snippets(t, "desk/ab", ""), onboard.AgentsMD)
+	if err != nil || res[0].Action != onboard.Appended {
+		t.Fatalf("desk/ab: %+v %v", res, err)
+	}
 	// Another seat's hook is not ours: ours is added beside it.
 	res, err = onboard.Write(dir, snippets(t, "desk/b", ""), onboard.Codex)
 	if err != nil || res[0].Action != onboard.Added {

@@ -117,7 +117,7 @@ func prepare(dir string, sn Snippet) (plan, error) {
 	}
 	p.old = old
 	if sn.Target == AgentsMD {
-		if bytes.Contains(old, []byte(sn.command)) {
+		if mentions(old, sn.command) {
 			p.action = Present
 			return p, nil
 		}
@@ -139,6 +139,21 @@ func prepare(dir string, sn Snippet) (plan, error) {
 		p.action, p.data = Added, merged
 	}
 	return p, nil
+}
+
+// mentions reports whether text holds command as a whole command line: not
+// followed by more of a seat name (desk/a is not desk/ab).
+func mentions(text []byte, command string) bool {
+	for rest := text; ; {
+		i := bytes.Index(rest, []byte(command))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(command):]
+		if len(rest) == 0 || strings.ContainsRune(" \t\r\n`'\")", rune(rest[0])) {
+			return true
+		}
+	}
 }
 
 func (p plan) apply() error {
