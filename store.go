@@ -14,10 +14,11 @@ type Position struct {
 // (1-based, in ledger order) and either the decoded event or, for a line this
 // version cannot understand, Err with the line kept in Raw.
 type Entry struct {
-	Seq   int64
-	Event Event
-	Raw   []byte // the line as stored, without its newline; set when Err != nil
-	Err   error
+	Seq    int64
+	Offset int64 // where the line starts, for stores that can fetch by offset (file); else 0
+	Event  Event
+	Raw    []byte // the line as stored, without its newline; set when Err != nil
+	Err    error
 }
 
 // Fence is the condition under which an append may proceed: the obligation
@@ -93,3 +94,17 @@ func (id Identity) Known() bool { return id.Seat != "" }
 // position no longer means anything, and a reader must start over.
 var ErrReplaced = &Error{Code: CodeConflict, Field: "ledger",
 	Message: "the ledger was replaced or rewritten since it was last read"}
+
+// LineRef points at one line of a ledger: its sequence number and, for stores
+// that have one, the offset its line starts at (Entry.Offset).
+type LineRef struct {
+	Seq    int64
+	Offset int64
+}
+
+// Fetcher is implemented by stores that can read given lines directly. Fetch
+// returns the entries in the order of lines. Stores without it are read
+// sequentially from the earliest line asked for.
+type Fetcher interface {
+	Fetch(ctx context.Context, lines []LineRef) ([]Entry, error)
+}

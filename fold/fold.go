@@ -55,6 +55,7 @@ func KindOf(t pinki.Type) Kind {
 // or propose line for its id.
 type Record struct {
 	Seq      int64
+	Offset   int64 // where its line starts in the store (an adapter hint)
 	TS       string
 	At       int64
 	ID       string
@@ -72,16 +73,12 @@ type Record struct {
 	Meta     string
 }
 
-// Amend is an applied amend.
-type Amend struct {
-	Seq     int64
-	TS      string
-	At      int64
-	By      string
-	Until   string
-	UntilAt int64
-	Reason  string
-	Meta    string
+// Ref points at one line of the store: its sequence number and, where the
+// store has one, the offset its line starts at.
+type Ref struct {
+	Seq    int64
+	Offset int64
+	Type   pinki.Type
 }
 
 // Accept is an applied acceptance of an agreement's terms at revision Rev.
@@ -94,17 +91,6 @@ type Accept struct {
 	Meta string
 }
 
-// Progress is an applied progress report.
-type Progress struct {
-	Seq   int64
-	TS    string
-	At    int64
-	By    string
-	Phase pinki.Phase
-	Note  string
-	Meta  string
-}
-
 // Bind is an applied binding of the obligation to a verification target.
 type Bind struct {
 	Seq    int64
@@ -115,33 +101,26 @@ type Bind struct {
 	Meta   string
 }
 
-// Resolution is the resolve that ended the obligation (the first that counted).
-// HorizonAt is the horizon in force when it was applied.
+// Resolution is the resolve that ended the obligation (the first that
+// counted), as far as state needs it; its evidence, reason and response are
+// in the line Seq points at. HorizonAt is the horizon in force when it was
+// applied.
 type Resolution struct {
 	Seq       int64
 	TS        string
 	At        int64
 	As        pinki.Outcome
 	By        string
-	Evidence  []string
-	Reason    string
-	Response  string
-	SchemaID  string
-	Digest    string
-	Meta      string
-	Horizon   string
 	HorizonAt int64
 }
 
-// Assessment is an attributed judgment. It never changes computed state.
+// Assessment is an attributed judgment, as far as the fold keeps it (its note
+// and meta are in the line Seq points at). It never changes computed state.
 type Assessment struct {
 	Seq      int64
-	TS       string
 	At       int64
 	Observer string
 	State    string
-	Note     string
-	Meta     string
 }
 
 // Ignored is an event the fold did not apply, and why.
@@ -151,13 +130,17 @@ type Ignored struct {
 	Why   string
 }
 
-// Obligation is everything the ledger says about one id.
+// Obligation is what the fold knows about one id: the record, what state
+// needs, and a reference to every event applied to it. The events themselves
+// (reasons, notes, evidence) stay in the log, which is the history; a reader
+// fetches them by their refs.
 type Obligation struct {
-	Kind        Kind
-	Record      Record
-	Amends      []Amend
+	Kind   Kind
+	Record Record
+	// Events references every event applied to the obligation after its
+	// creation, in ledger order.
+	Events      []Ref
 	Accepts     []Accept
-	Progress    []Progress
 	Binds       []Bind
 	Resolution  *Resolution
 	Assessments []Assessment
@@ -169,9 +152,10 @@ type Obligation struct {
 	// applied or not; it is what a store fences on.
 	Version int
 
-	// acceptedSince is the index in Accepts from which acceptances count (the
-	// first accept after the latest change of terms).
-	acceptedSince int
+	amendUntil    string // until of the latest amend; "" before any
+	amendUntilAt  int64
+	lastPhase     pinki.Phase // latest progress phase; "" before any
+	acceptedSince int         // index in Accepts from which acceptances count
 }
 
 // ID is the obligation's id.
@@ -180,11 +164,34 @@ func (o *Obligation) ID() string { return o.Record.ID }
 // Horizon is the deadline in force: the until of the latest amend in ledger
 // order, else the record's.
 func (o *Obligation) Horizon() (string, int64) {
-	if n := len(o.Amends); n > 0 {
-		a := &o.Amends[n-1]
-		return a.Until, a.UntilAt
+	if o.amendUntil != "" {
+		return o.amendUntil, o.amendUntilAt
 	}
 	return o.Record.Until, o.Record.UntilAt
+}
+
+// Phase is the latest progress phase reported, or "" when none was.
+func (o *Obligation) Phase() pinki.Phase { return o.lastPhase }
+
+// Refs returns the refs of the applied events of type t, in ledger order.
+func (o *Obligation) Refs(t pinki.Type) []Ref {
+	var out []Ref
+	for _, r := range o.Events {
+		if r.Type == t {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Last returns the ref of the latest applied event of type t.
+func (o *Obligation) Last(t pinki.Type) (Ref, bool) {
+	for i := len(o.Events) - 1; i >= 0; i-- {
+		if o.Events[i].Type == t {
+			return o.Events[i], true
+		}
+	}
+	return Ref{}, false
 }
 
 // Party reports whether seat is the debtor or the creditor.
@@ -227,15 +234,16 @@ type Ledger struct {
 	order []*Obligation
 	// named counts events that named an id before (or without) its creation:
 	// dangling events. An id here is taken for minting.
-	named   map[string]int
-	ignored []Ignored
-	unknown []int64 // sequence numbers of lines not understood
-	pos     pinki.Position
+	named     map[string]int
+	ignored   []Ignored
+	ignoredBy map[string][]int // id -> indexes in ignored
+	unknown   []int64          // sequence numbers of lines not understood
+	pos       pinki.Position
 }
 
 // New returns an empty Ledger.
 func New() *Ledger {
-	return &Ledger{obs: make(map[string]*Obligation), named: make(map[string]int)}
+	return &Ledger{obs: make(map[string]*Obligation), named: make(map[string]int), ignoredBy: make(map[string][]int)}
 }
 
 // Position is the point after the last entry applied.
@@ -272,6 +280,15 @@ func (l *Ledger) Obligations() []*Obligation { return l.order }
 // Ignored returns the events the fold did not apply, in ledger order.
 func (l *Ledger) Ignored() []Ignored { return l.ignored }
 
+// IgnoredFor returns the events naming id that the fold did not apply.
+func (l *Ledger) IgnoredFor(id string) []Ignored {
+	var out []Ignored
+	for _, i := range l.ignoredBy[id] {
+		out = append(out, l.ignored[i])
+	}
+	return out
+}
+
 // Unknown returns the sequence numbers of lines the store could not decode.
 func (l *Ledger) Unknown() []int64 { return l.unknown }
 
@@ -283,7 +300,7 @@ func (l *Ledger) ApplyEntry(en *pinki.Entry) {
 		l.pos.Seq = en.Seq
 		return
 	}
-	l.Apply(en.Seq, &en.Event)
+	l.apply(en.Seq, en.Offset, &en.Event)
 }
 
 // SetPosition records the store position reached (with its adapter mark)
@@ -291,11 +308,14 @@ func (l *Ledger) ApplyEntry(en *pinki.Entry) {
 func (l *Ledger) SetPosition(p pinki.Position) { l.pos = p }
 
 // Apply folds one event at sequence number seq. Events must come in ledger
-// order.
-func (l *Ledger) Apply(seq int64, e *pinki.Event) {
+// order. Strings of e that the fold keeps are kept as they are: e must not be
+// a view of a buffer that is reused (see ApplyEntry for store entries).
+func (l *Ledger) Apply(seq int64, e *pinki.Event) { l.apply(seq, 0, e) }
+
+func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 	l.pos.Seq = seq
 	if e.Type.Creates() {
-		l.create(seq, e)
+		l.create(seq, offset, e)
 		return
 	}
 	o := l.obs[e.Subject]
@@ -305,38 +325,25 @@ func (l *Ledger) Apply(seq int64, e *pinki.Event) {
 		return
 	}
 	o.Version++
+	ref := Ref{Seq: seq, Offset: offset, Type: e.Type}
 	switch e.Type {
 	case pinki.TypeAmend:
-		o.Amends = append(o.Amends, Amend{Seq: seq, TS: e.TS, At: e.At, By: e.By,
-			Until: e.Until, UntilAt: e.UntilAt, Reason: e.Reason, Meta: e.Meta})
+		o.amendUntil, o.amendUntilAt = e.Until, e.UntilAt
 		o.Rev++
 		o.acceptedSince = len(o.Accepts)
 	case pinki.TypeAccept:
-		switch {
-		case o.Kind != KindAgreement:
-			l.ignore(seq, e, "accept on a "+o.Kind.String()+", not an agreement")
-		case o.Resolution != nil:
-			l.ignore(seq, e, "accept after the obligation was resolved")
-		case !o.Party(e.By):
-			l.ignore(seq, e, "accept by "+quote(e.By)+", who is not a party")
-		case e.At > o.horizonAt():
-			// SPEC §2: a proposal whose until passed before both
-			// acceptances is expired; an acceptance written after the
-			// window closed does not count.
-			horizon, _ := o.Horizon()
-			l.ignore(seq, e, "accept after the proposal window closed at "+horizon)
-		case e.Rev != o.Rev:
-			l.ignore(seq, e, "accept of revision "+itoa(e.Rev)+" when the revision was "+itoa(o.Rev))
-		default:
-			o.Accepts = append(o.Accepts, Accept{Seq: seq, TS: e.TS, At: e.At, By: e.By, Rev: e.Rev, Meta: e.Meta})
-			o.Rev++
+		if why := o.refuseAccept(e); why != "" {
+			l.ignore(seq, e, why)
+			return
 		}
+		o.Accepts = append(o.Accepts, Accept{Seq: seq, TS: e.TS, At: e.At, By: e.By, Rev: e.Rev, Meta: e.Meta})
+		o.Rev++
 	case pinki.TypeProgress:
 		if o.Resolution != nil {
 			l.ignore(seq, e, "progress after the obligation was resolved")
 			return
 		}
-		o.Progress = append(o.Progress, Progress{Seq: seq, TS: e.TS, At: e.At, By: e.By, Phase: e.Phase, Note: e.Note, Meta: e.Meta})
+		o.lastPhase = e.Phase
 		o.Rev++
 	case pinki.TypeBind:
 		if o.Resolution != nil {
@@ -358,17 +365,36 @@ func (l *Ledger) Apply(seq int64, e *pinki.Event) {
 			l.ignore(seq, e, "resolve after the horizon "+horizon+" of a lapse: expire obligation does not count")
 			return
 		}
-		o.Resolution = &Resolution{Seq: seq, TS: e.TS, At: e.At, As: e.As, By: e.By,
-			Evidence: e.Evidence, Reason: e.Reason, Response: e.Response, SchemaID: e.SchemaID,
-			Digest: e.Digest, Meta: e.Meta, Horizon: horizon, HorizonAt: horizonAt}
+		o.Resolution = &Resolution{Seq: seq, TS: e.TS, At: e.At, As: e.As, By: e.By, HorizonAt: horizonAt}
 		o.Rev++
 	case pinki.TypeAssess:
-		o.Assessments = append(o.Assessments, Assessment{Seq: seq, TS: e.TS, At: e.At,
-			Observer: e.Observer, State: e.State, Note: e.Note, Meta: e.Meta})
+		o.Assessments = append(o.Assessments, Assessment{Seq: seq, At: e.At, Observer: e.Observer, State: e.State})
 	}
+	o.Events = append(o.Events, ref)
 }
 
-func (l *Ledger) create(seq int64, e *pinki.Event) {
+// refuseAccept says why an accept does not count, or "" when it does: only
+// on an agreement, unresolved, by a party, before the proposal window closed
+// (SPEC §2: a proposal whose until passed before both acceptances expired),
+// naming the current revision.
+func (o *Obligation) refuseAccept(e *pinki.Event) string {
+	switch {
+	case o.Kind != KindAgreement:
+		return "accept on a " + o.Kind.String() + ", not an agreement"
+	case o.Resolution != nil:
+		return "accept after the obligation was resolved"
+	case !o.Party(e.By):
+		return "accept by " + quote(e.By) + ", who is not a party"
+	case e.At > o.horizonAt():
+		horizon, _ := o.Horizon()
+		return "accept after the proposal window closed at " + horizon
+	case e.Rev != o.Rev:
+		return "accept of revision " + itoa(e.Rev) + " when the revision was " + itoa(o.Rev)
+	}
+	return ""
+}
+
+func (l *Ledger) create(seq, offset int64, e *pinki.Event) {
 	if o := l.obs[e.ID]; o != nil {
 		o.Version++
 		l.ignore(seq, e, "second declaration of "+quote(e.ID)+": the first wins")
@@ -376,7 +402,7 @@ func (l *Ledger) create(seq int64, e *pinki.Event) {
 	}
 	o := &Obligation{
 		Kind: KindOf(e.Type),
-		Record: Record{Seq: seq, TS: e.TS, At: e.At, ID: e.ID, Text: e.Text, By: e.By, To: e.To,
+		Record: Record{Seq: seq, Offset: offset, TS: e.TS, At: e.At, ID: e.ID, Text: e.Text, By: e.By, To: e.To,
 			On: e.On, Until: e.Until, UntilAt: e.UntilAt, Task: e.Task, Lapse: e.Lapse,
 			Proposer: e.Proposer, SchemaID: e.SchemaID, Schema: e.Schema, Meta: e.Meta},
 		Rev:     1,
@@ -388,6 +414,7 @@ func (l *Ledger) create(seq int64, e *pinki.Event) {
 }
 
 func (l *Ledger) ignore(seq int64, e *pinki.Event, why string) {
+	l.ignoredBy[e.Key()] = append(l.ignoredBy[e.Key()], len(l.ignored))
 	l.ignored = append(l.ignored, Ignored{Seq: seq, Event: *e, Why: why})
 }
 

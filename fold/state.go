@@ -195,8 +195,8 @@ func (o *Obligation) horizonAt() int64 {
 // phase is the phase of an owed obligation: the latest progress, else
 // "requested" for a request, else "acknowledged".
 func (o *Obligation) phase() pinki.Phase {
-	if n := len(o.Progress); n > 0 {
-		return o.Progress[n-1].Phase
+	if o.lastPhase != "" {
+		return o.lastPhase
 	}
 	if o.Kind == KindRequest {
 		return pinki.PhaseRequested

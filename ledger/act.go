@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/pinki-ledger/pinki"
@@ -105,7 +104,11 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 			return plan{}, err
 		}
 		e.Subject, e.TS, e.At = id, ts, at
-		if applied(o, &e) {
+		repeat, err := s.applied(ctx, o, &e)
+		if err != nil {
+			return plan{}, err
+		}
+		if repeat {
 			return plan{receipt: Receipt{ID: id}}, nil
 		}
 		if c.rev != nil && *c.rev != o.Rev {
@@ -401,42 +404,63 @@ func checkTarget(target string) error {
 
 // applied reports whether e repeats (minus ts) an event already applied to
 // o by the same writer: the resolution, the latest amend, the latest progress,
-// the latest assessment by that observer, or any acceptance or binding.
-func applied(o *fold.Obligation, e *pinki.Event) bool {
+// the latest assessment by that observer, or any acceptance or binding. The
+// events compared are read back from the store (the fold keeps references).
+func (s *Service) applied(ctx context.Context, o *fold.Obligation, e *pinki.Event) (bool, error) {
+	var ref fold.Ref
 	switch e.Type {
-	case pinki.TypeResolve:
-		r := o.Resolution
-		return r != nil && r.As == e.As && r.By == e.By && slices.Equal(r.Evidence, e.Evidence) &&
-			r.Reason == e.Reason && r.Response == e.Response && r.SchemaID == e.SchemaID &&
-			r.Digest == e.Digest && r.Meta == e.Meta
-	case pinki.TypeAmend:
-		if n := len(o.Amends); n > 0 {
-			a := o.Amends[n-1]
-			return a.By == e.By && a.UntilAt == e.UntilAt && a.Reason == e.Reason && a.Meta == e.Meta
-		}
-	case pinki.TypeProgress:
-		if n := len(o.Progress); n > 0 {
-			p := o.Progress[n-1]
-			return p.By == e.By && p.Phase == e.Phase && p.Note == e.Note && p.Meta == e.Meta
-		}
 	case pinki.TypeAccept:
 		for _, a := range o.Accepts {
 			if a.By == e.By && a.Rev == e.Rev && a.Meta == e.Meta {
-				return true
+				return true, nil
 			}
 		}
-	case pinki.TypeAssess:
-		for i := len(o.Assessments) - 1; i >= 0; i-- {
-			if a := o.Assessments[i]; a.Observer == e.Observer {
-				return a.State == e.State && a.Note == e.Note && a.Meta == e.Meta
-			}
-		}
+		return false, nil
 	case pinki.TypeBind:
 		for _, b := range o.Binds {
 			if b.By == e.By && b.Target == e.Target && b.Meta == e.Meta {
-				return true
+				return true, nil
 			}
 		}
+		return false, nil
+	case pinki.TypeResolve:
+		if o.Resolution == nil {
+			return false, nil
+		}
+		ref = fold.Ref{Seq: o.Resolution.Seq}
+	case pinki.TypeAssess:
+		i := len(o.Assessments) - 1
+		for i >= 0 && o.Assessments[i].Observer != e.Observer {
+			i--
+		}
+		if i < 0 {
+			return false, nil
+		}
+		ref = fold.Ref{Seq: o.Assessments[i].Seq}
+	default:
+		last, ok := o.Last(e.Type)
+		if !ok {
+			return false, nil
+		}
+		ref = last
 	}
-	return false
+	// Find the full ref (with its offset) among the obligation's events.
+	for _, r := range o.Events {
+		if r.Seq == ref.Seq {
+			ref = r
+			break
+		}
+	}
+	prev, err := s.fetchOne(ctx, ref)
+	if err != nil {
+		return false, err
+	}
+	return sameAct(&prev, e), nil
+}
+
+// sameAct reports whether two events on one obligation are equal but for ts.
+func sameAct(a, b *pinki.Event) bool {
+	x, y := *a, *b
+	x.TS, x.At, y.TS, y.At = "", 0, "", 0
+	return string(pinki.AppendLine(nil, &x)) == string(pinki.AppendLine(nil, &y))
 }

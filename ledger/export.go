@@ -128,8 +128,16 @@ func (s *Service) Export(ctx context.Context, who pinki.Identity, f Filter) (Exp
 			}
 			return a.ID < b.ID
 		})
-		for _, p := range selected {
-			doc.Promises = append(doc.Promises, exportItem(p.o, p.st))
+		obs := make([]*fold.Obligation, len(selected))
+		for i, p := range selected {
+			obs[i] = p.o
+		}
+		histories, err := s.histories(ctx, obs)
+		if err != nil {
+			return err
+		}
+		for i, p := range selected {
+			doc.Promises = append(doc.Promises, exportItem(p.o, p.st, histories[i]))
 			doc.Summary.States[string(p.st.State)]++
 		}
 		return nil
@@ -138,24 +146,32 @@ func (s *Service) Export(ctx context.Context, who pinki.Identity, f Filter) (Exp
 	return doc, err
 }
 
-func exportItem(o *fold.Obligation, st fold.Status) ExportItem {
-	d := detail(nil, o, st)
+func exportItem(o *fold.Obligation, st fold.Status, history []pinki.Event) ExportItem {
+	d := detail(nil, o, st, history)
 	r := &o.Record
 	x := ExportItem{ID: r.ID, Promise: r.Text, By: r.By, To: r.To, On: r.On, Until: d.Until, Task: r.Task,
 		Meta: raw(r.Meta), OriginalUntil: r.Until, Amendments: []ExportAmend{}, State: st.State,
 		Assessments: []ExportAssessment{}, CreatedAt: r.TS, Kind: o.Kind.String(), Late: st.Late, Rev: o.Rev,
 		Digest: d.Digest, Lapse: r.Lapse, Proposer: r.Proposer, SchemaID: r.SchemaID, Schema: raw(r.Schema),
 		Acceptances: d.Acceptances, Progress: d.Progress, Bindings: d.Bindings}
-	amends := append([]fold.Amend(nil), o.Amends...)
+	// pinki orders amendments and assessments by time, stably.
+	var amends, assessments []pinki.Event
+	for _, e := range history {
+		switch e.Type {
+		case pinki.TypeAmend:
+			amends = append(amends, e)
+		case pinki.TypeAssess:
+			assessments = append(assessments, e)
+		}
+	}
 	sort.SliceStable(amends, func(i, j int) bool { return amends[i].At < amends[j].At })
 	for _, a := range amends {
 		x.Amendments = append(x.Amendments, ExportAmend{Until: a.Until, By: a.By, Reason: a.Reason, At: a.TS, Meta: raw(a.Meta)})
 	}
-	if res := o.Resolution; res != nil {
+	if res := d.Resolution; res != nil {
 		x.Resolution = &ExportResolution{As: res.As, By: res.By, Evidence: res.Evidence, Reason: res.Reason,
-			Response: raw(res.Response), SchemaID: res.SchemaID, Digest: res.Digest, At: res.TS, Meta: raw(res.Meta)}
+			Response: res.Response, SchemaID: res.SchemaID, Digest: res.Digest, At: res.TS, Meta: res.Meta}
 	}
-	assessments := append([]fold.Assessment(nil), o.Assessments...)
 	sort.SliceStable(assessments, func(i, j int) bool { return assessments[i].At < assessments[j].At })
 	for _, a := range assessments {
 		x.Assessments = append(x.Assessments, ExportAssessment{State: a.State, Observer: a.Observer, Note: a.Note, At: a.TS, Meta: raw(a.Meta)})

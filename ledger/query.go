@@ -47,7 +47,11 @@ func (s *Service) Get(ctx context.Context, who pinki.Identity, q Query) (Detail,
 		if o == nil || !canRead(who, o) {
 			return notFound(l, id)
 		}
-		d = detail(l, o, l.At(s.at(q.Now)).Status(o))
+		history, err := s.fetch(ctx, o.Events)
+		if err != nil {
+			return err
+		}
+		d = detail(l, o, l.At(s.at(q.Now)).Status(o), history)
 		return nil
 	})
 	return d, err

@@ -152,34 +152,39 @@ func item(o *fold.Obligation, st fold.Status) Item {
 	return it
 }
 
-func detail(l *fold.Ledger, o *fold.Obligation, st fold.Status) Detail {
+// detail builds the full view of o from its fold state and its applied
+// events (history, in ledger order, as fetched from the store).
+func detail(l *fold.Ledger, o *fold.Obligation, st fold.Status, history []pinki.Event) Detail {
 	d := Detail{Item: item(o, st), OriginalUntil: o.Record.Until, Digest: o.Digest(), Schema: raw(o.Record.Schema),
 		Assessments: []AssessmentView{}, Amendments: []AmendView{}}
-	if r := o.Resolution; r != nil {
-		d.Resolution = &ResolutionView{As: r.As, TS: r.TS, By: r.By, Evidence: r.Evidence, Reason: r.Reason,
-			Response: raw(r.Response), SchemaID: r.SchemaID, Digest: r.Digest, Meta: raw(r.Meta)}
+	current := map[int64]bool{}
+	for _, a := range o.CurrentAccepts() {
+		current[a.Seq] = true
 	}
-	for _, a := range o.Assessments {
-		d.Assessments = append(d.Assessments, AssessmentView{TS: a.TS, State: a.State, Observer: a.Observer, Note: a.Note, Meta: raw(a.Meta)})
-	}
-	for _, a := range o.Amends {
-		d.Amendments = append(d.Amendments, AmendView{TS: a.TS, Until: a.Until, By: a.By, Reason: a.Reason, Meta: raw(a.Meta)})
-	}
-	current := len(o.Accepts) - len(o.CurrentAccepts())
-	for i, a := range o.Accepts {
-		d.Acceptances = append(d.Acceptances, AcceptView{TS: a.TS, By: a.By, Rev: a.Rev, Current: i >= current, Meta: raw(a.Meta)})
-	}
-	for _, p := range o.Progress {
-		d.Progress = append(d.Progress, ProgressView{TS: p.TS, By: p.By, Phase: p.Phase, Note: p.Note, Meta: raw(p.Meta)})
-	}
-	for _, b := range o.Binds {
-		d.Bindings = append(d.Bindings, BindView{TS: b.TS, By: b.By, Target: raw(b.Target), Meta: raw(b.Meta)})
+	for i := range history {
+		e := &history[i]
+		switch e.Type {
+		case pinki.TypeAmend:
+			d.Amendments = append(d.Amendments, AmendView{TS: e.TS, Until: e.Until, By: e.By, Reason: e.Reason, Meta: raw(e.Meta)})
+		case pinki.TypeAccept:
+			seq := o.Events[i].Seq
+			d.Acceptances = append(d.Acceptances, AcceptView{TS: e.TS, By: e.By, Rev: e.Rev, Current: current[seq], Meta: raw(e.Meta)})
+		case pinki.TypeProgress:
+			d.Progress = append(d.Progress, ProgressView{TS: e.TS, By: e.By, Phase: e.Phase, Note: e.Note, Meta: raw(e.Meta)})
+		case pinki.TypeBind:
+			d.Bindings = append(d.Bindings, BindView{TS: e.TS, By: e.By, Target: raw(e.Target), Meta: raw(e.Meta)})
+		case pinki.TypeResolve:
+			d.Resolution = &ResolutionView{As: e.As, TS: e.TS, By: e.By, Evidence: e.Evidence, Reason: e.Reason,
+				Response: raw(e.Response), SchemaID: e.SchemaID, Digest: e.Digest, Meta: raw(e.Meta)}
+		case pinki.TypeAssess:
+			d.Assessments = append(d.Assessments, AssessmentView{TS: e.TS, State: e.State, Observer: e.Observer, Note: e.Note, Meta: raw(e.Meta)})
+		}
 	}
 	if l == nil {
 		return d
 	}
-	for _, ig := range l.Ignored() {
-		if ig.Event.Key() == o.ID() && ig.Seq > o.Record.Seq {
+	for _, ig := range l.IgnoredFor(o.ID()) {
+		if ig.Seq > o.Record.Seq {
 			d.Ignored = append(d.Ignored, IgnoredView{Seq: ig.Seq, Type: string(ig.Event.Type), TS: ig.Event.TS, Why: ig.Why})
 		}
 	}
