@@ -20,7 +20,8 @@ var errPageFull = errors.New("page full")
 // Events returns up to limit events after sequence number after, in ledger
 // order, as the lines the ledger holds; for a seat, only the events about
 // obligations it is a party to. Next is the sequence number to continue
-// after. Lines this version does not understand are skipped.
+// after. Lines this version does not understand are skipped, and reported to
+// Options.OnUnknownLine.
 //
 // Errors: CodeUnavailable when the store cannot be read.
 func (s *Service) Events(ctx context.Context, who pinki.Identity, after int64, limit int) ([]EventRecord, int64, error) {
@@ -60,6 +61,9 @@ func (s *Service) Events(ctx context.Context, who pinki.Identity, after int64, l
 		}
 		next = en.Seq
 		if en.Err != nil {
+			if s.opts.OnUnknownLine != nil {
+				s.opts.OnUnknownLine(en.Seq, en.Raw, en.Err)
+			}
 			return nil
 		}
 		if seatOnly && !mine(&en.Event) {

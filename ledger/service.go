@@ -39,7 +39,7 @@ type Options struct {
 	// Service saves a fresh snapshot to a store that keeps them. 0 means 4096.
 	SnapshotEvery int
 	// OnUnknownLine, if set, is called once for each line the store could not
-	// decode, as the fold meets it.
+	// decode, as the fold meets it, and for each such line Events skips.
 	OnUnknownLine func(seq int64, raw []byte, err error)
 }
 

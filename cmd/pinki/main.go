@@ -1,0 +1,164 @@
+// Command pinki is the promise ledger's command line: a thin surface over
+// ledger.API. Every verb reaches the ledger through one value made in one
+// place (app.api, backend.go); none of them validates, mints ids or decides
+// anything the service decides.
+//
+// Exit statuses (SPEC §4): 0 success; 1 operational failure; 2 refused input
+// or usage; 3 a read succeeded but the ledger holds lines this version does
+// not understand; 4 conflict.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/ledger"
+)
+
+// version is the binary's version; a release build may set it with
+// -ldflags "-X main.version=…".
+var version = "0.3.0"
+
+// ledgerFormat names the ledger format this binary writes and reads.
+const ledgerFormat = "pinki events v1; reads pinki 0.1/0.2 ledgers"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// app is one invocation: the streams, the global flags, and the ledger API
+// once it is opened.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	ctx    context.Context
+
+	// Global flags.
+	ledgerFlag string
+	asFlag     string
+	nowFlag    string
+	tolerate   bool
+	jsonOut    bool
+
+	now   time.Time // the clock: --now, else the wall clock at start
+	fixed bool      // --now was given
+	seat  string    // --as, else $PINKI_SEAT
+
+	backend *backend // opened on first use
+	unknown int      // lines the ledger holds that this version cannot read
+}
+
+// usageError marks an error as a usage error (exit 2) without a field.
+func usageError(format string, args ...any) *pinki.Error {
+	return &pinki.Error{Code: pinki.CodeInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// run executes one command line and returns its exit status. Errors are
+// printed once, here: `pinki: error: …`, then the hint and details.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, ctx: context.Background()}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	defer a.close()
+	if err != nil {
+		return a.fail(cmd, err)
+	}
+	if isRead(cmd) && a.unknown > 0 && !a.tolerate {
+		fmt.Fprintf(stderr, "pinki: warning: the output leaves out %d line(s) this version does not understand (exit 3; --tolerate-unknown exits 0)\n", a.unknown)
+		return pinki.CodePartial.ExitStatus()
+	}
+	return 0
+}
+
+// fail prints err and returns its exit status. An error that is not a
+// *pinki.Error comes from cobra's own parsing (unknown verb, flag groups): a
+// usage error.
+func (a *app) fail(cmd *cobra.Command, err error) int {
+	var pe *pinki.Error
+	if !errors.As(err, &pe) {
+		hint := "`pinki help` lists the verbs and their flags"
+		if cmd != nil && cmd.HasParent() {
+			hint = "`" + cmd.CommandPath() + " --help` lists its flags"
+		}
+		pe = &pinki.Error{Code: pinki.CodeInvalid, Message: err.Error(), Hint: hint}
+	}
+	fmt.Fprintf(a.stderr, "pinki: error: %s\n", pe.Message)
+	if pe.Hint != "" {
+		fmt.Fprintf(a.stderr, "pinki: hint: %s\n", pe.Hint)
+	}
+	for _, d := range pe.Details {
+		fmt.Fprintf(a.stderr, "  %s\n", d)
+	}
+	return pe.Code.ExitStatus()
+}
+
+// warn prints a warning on stderr.
+func (a *app) warn(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "pinki: warning: "+format+"\n", args...)
+}
+
+// note prints a note on stderr (an empty listing, a created file).
+func (a *app) note(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "pinki: "+format+"\n", args...)
+}
+
+// readAnnotation marks read verbs: they exit 3 when the ledger holds lines
+// this version does not understand.
+const readAnnotation = "pinki.read"
+
+func isRead(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Annotations[readAnnotation] == "true"
+}
+
+func readVerb(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[readAnnotation] = "true"
+	return cmd
+}
+
+// identity is who the invocation acts as: --as / $PINKI_SEAT, else unknown.
+// Locally the role is empty: the seat's authority is checked on writes, and
+// it reads everything.
+func (a *app) identity() pinki.Identity {
+	return pinki.Identity{Seat: a.seat}
+}
+
+// queryNow is the instant reads compute states at when --now was given; zero
+// (the service clock) otherwise.
+func (a *app) queryNow() time.Time {
+	if a.fixed {
+		return a.now
+	}
+	return time.Time{}
+}
+
+// printReceipt prints a write's outcome: ID<TAB>STATE (request adds its
+// digest), or the receipt as JSON with --json. Warnings go to stderr.
+func (a *app) printReceipt(r ledger.Receipt, digest bool) error {
+	for _, w := range r.Warnings {
+		a.warn("%s", w)
+	}
+	if a.jsonOut {
+		return a.printJSON(r)
+	}
+	if digest && r.Digest != "" {
+		fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", r.ID, r.State, r.Digest)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "%s\t%s\n", r.ID, r.State)
+	return nil
+}
