@@ -54,23 +54,50 @@ func KindOf(t pinki.Type) Kind {
 // Record is the creation event of an obligation: the first promise, request
 // or propose line for its id.
 type Record struct {
-	Seq      int64
-	Offset   int64 // where its line starts in the store (an adapter hint)
-	TS       string
-	At       int64
-	ID       string
-	Text     string
-	By       string
-	To       string
-	On       string
-	Until    string
-	UntilAt  int64
-	Task     string
-	Lapse    pinki.Lapse
-	Proposer string
-	SchemaID string
-	Schema   string
-	Meta     string
+	Seq     int64
+	Offset  int64 // where its line starts in the store (an adapter hint)
+	TS      string
+	At      int64
+	ID      string
+	Text    string
+	By      string
+	To      string
+	On      string
+	Until   string
+	UntilAt int64
+	extra   *recordExtra // the fields most records leave out
+}
+
+type recordExtra struct {
+	task, proposer, schemaID, schema, meta string
+	lapse                                  pinki.Lapse
+}
+
+// Task is the A2A task id the obligation is about, or "".
+func (r *Record) Task() string { return r.x().task }
+
+// Lapse is the lapse policy as written ("" means overdue).
+func (r *Record) Lapse() pinki.Lapse { return r.x().lapse }
+
+// Proposer is "by" or "to" on a proposal.
+func (r *Record) Proposer() string { return r.x().proposer }
+
+// SchemaID is the label a request's response must repeat.
+func (r *Record) SchemaID() string { return r.x().schemaID }
+
+// Schema is a request's inline JSON Schema (compact), or "".
+func (r *Record) Schema() string { return r.x().schema }
+
+// Meta is the record's meta (compact JSON), or "".
+func (r *Record) Meta() string { return r.x().meta }
+
+var noExtra recordExtra
+
+func (r *Record) x() *recordExtra {
+	if r.extra == nil {
+		return &noExtra
+	}
+	return r.extra
 }
 
 // Ref points at one line of the store: its sequence number and, where the
@@ -140,8 +167,6 @@ type Obligation struct {
 	// Events references every event applied to the obligation after its
 	// creation, in ledger order.
 	Events      []Ref
-	Accepts     []Accept
-	Binds       []Bind
 	Resolution  *Resolution
 	Assessments []Assessment
 
@@ -152,10 +177,40 @@ type Obligation struct {
 	// applied or not; it is what a store fences on.
 	Version int
 
-	amendUntil    string // until of the latest amend; "" before any
-	amendUntilAt  int64
-	lastPhase     pinki.Phase // latest progress phase; "" before any
-	acceptedSince int         // index in Accepts from which acceptances count
+	amendUntil   string // until of the latest amend; "" before any
+	amendUntilAt int64
+	lastPhase    pinki.Phase // latest progress phase; "" before any
+	terms        *terms      // acceptances and bindings, for the few that have any
+}
+
+// terms holds an obligation's applied acceptances and bindings.
+type terms struct {
+	accepts []Accept
+	binds   []Bind
+	since   int // index in accepts from which acceptances count
+}
+
+func (o *Obligation) t() *terms {
+	if o.terms == nil {
+		o.terms = &terms{}
+	}
+	return o.terms
+}
+
+// Accepts returns every applied acceptance, in ledger order.
+func (o *Obligation) Accepts() []Accept {
+	if o.terms == nil {
+		return nil
+	}
+	return o.terms.accepts
+}
+
+// Binds returns every applied binding, in ledger order.
+func (o *Obligation) Binds() []Bind {
+	if o.terms == nil {
+		return nil
+	}
+	return o.terms.binds
 }
 
 // ID is the obligation's id.
@@ -205,7 +260,7 @@ func (o *Obligation) Creditor() string { return o.Record.To }
 
 // AcceptedBy reports whether seat has accepted the current terms.
 func (o *Obligation) AcceptedBy(seat string) bool {
-	for _, a := range o.Accepts[o.acceptedSince:] {
+	for _, a := range o.CurrentAccepts() {
 		if a.By == seat {
 			return true
 		}
@@ -215,7 +270,20 @@ func (o *Obligation) AcceptedBy(seat string) bool {
 
 // CurrentAccepts returns the acceptances that count: those since the terms
 // last changed.
-func (o *Obligation) CurrentAccepts() []Accept { return o.Accepts[o.acceptedSince:] }
+func (o *Obligation) CurrentAccepts() []Accept {
+	if o.terms == nil {
+		return nil
+	}
+	return o.terms.accepts[o.terms.since:]
+}
+
+// voidAcceptances makes the acceptances so far stop counting (the terms
+// changed).
+func (o *Obligation) voidAcceptances() {
+	if o.terms != nil {
+		o.terms.since = len(o.terms.accepts)
+	}
+}
 
 // Agreed reports whether both parties have accepted the current terms (for an
 // agreement with oneself, one acceptance). Promises and requests are agreed
@@ -330,13 +398,14 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 	case pinki.TypeAmend:
 		o.amendUntil, o.amendUntilAt = e.Until, e.UntilAt
 		o.Rev++
-		o.acceptedSince = len(o.Accepts)
+		o.voidAcceptances()
 	case pinki.TypeAccept:
 		if why := o.refuseAccept(e); why != "" {
 			l.ignore(seq, e, why)
 			return
 		}
-		o.Accepts = append(o.Accepts, Accept{Seq: seq, TS: e.TS, At: e.At, By: e.By, Rev: e.Rev, Meta: e.Meta})
+		t := o.t()
+		t.accepts = append(t.accepts, Accept{Seq: seq, TS: e.TS, At: e.At, By: e.By, Rev: e.Rev, Meta: e.Meta})
 		o.Rev++
 	case pinki.TypeProgress:
 		if o.Resolution != nil {
@@ -350,10 +419,11 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 			l.ignore(seq, e, "bind after the obligation was resolved")
 			return
 		}
-		o.Binds = append(o.Binds, Bind{Seq: seq, TS: e.TS, At: e.At, By: e.By, Target: e.Target, Meta: e.Meta})
+		t := o.t()
+		t.binds = append(t.binds, Bind{Seq: seq, TS: e.TS, At: e.At, By: e.By, Target: e.Target, Meta: e.Meta})
 		o.Rev++
 		if o.Kind == KindAgreement {
-			o.acceptedSince = len(o.Accepts)
+			o.voidAcceptances()
 		}
 	case pinki.TypeResolve:
 		if r := o.Resolution; r != nil {
@@ -361,7 +431,7 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 			return
 		}
 		horizon, horizonAt := o.Horizon()
-		if o.Record.Lapse == pinki.LapseExpire && e.At > horizonAt {
+		if o.Record.Lapse() == pinki.LapseExpire && e.At > horizonAt {
 			l.ignore(seq, e, "resolve after the horizon "+horizon+" of a lapse: expire obligation does not count")
 			return
 		}
@@ -403,10 +473,13 @@ func (l *Ledger) create(seq, offset int64, e *pinki.Event) {
 	o := &Obligation{
 		Kind: KindOf(e.Type),
 		Record: Record{Seq: seq, Offset: offset, TS: e.TS, At: e.At, ID: e.ID, Text: e.Text, By: e.By, To: e.To,
-			On: e.On, Until: e.Until, UntilAt: e.UntilAt, Task: e.Task, Lapse: e.Lapse,
-			Proposer: e.Proposer, SchemaID: e.SchemaID, Schema: e.Schema, Meta: e.Meta},
+			On: e.On, Until: e.Until, UntilAt: e.UntilAt},
 		Rev:     1,
 		Version: l.named[e.ID] + 1,
+	}
+	if e.Task != "" || e.Lapse != "" || e.Proposer != "" || e.SchemaID != "" || e.Schema != "" || e.Meta != "" {
+		o.Record.extra = &recordExtra{task: e.Task, lapse: e.Lapse, proposer: e.Proposer,
+			schemaID: e.SchemaID, schema: e.Schema, meta: e.Meta}
 	}
 	delete(l.named, e.ID)
 	l.obs[e.ID] = o
@@ -437,8 +510,8 @@ func (o *Obligation) Event() pinki.Event {
 		t = pinki.TypePropose
 	}
 	return pinki.Event{TS: r.TS, Type: t, ID: r.ID, Text: r.Text, By: r.By, To: r.To, On: r.On,
-		Until: r.Until, Task: r.Task, Lapse: r.Lapse, Proposer: r.Proposer, SchemaID: r.SchemaID,
-		Schema: r.Schema, Meta: r.Meta, At: r.At, UntilAt: r.UntilAt}
+		Until: r.Until, Task: r.Task(), Lapse: r.Lapse(), Proposer: r.Proposer(), SchemaID: r.SchemaID(),
+		Schema: r.Schema(), Meta: r.Meta(), At: r.At, UntilAt: r.UntilAt}
 }
 
 // Digest is the content digest of the obligation's creation event.

@@ -147,7 +147,7 @@ func (ev *Evaluator) base(o *Obligation) (Status, bool) {
 		}
 		return s, true
 	}
-	if o.Record.Lapse == pinki.LapseExpire && ev.now > horizon {
+	if o.Record.Lapse() == pinki.LapseExpire && ev.now > horizon {
 		return Status{State: Expired, EndedAt: horizon}, true
 	}
 	if !o.Agreed() {

@@ -313,25 +313,25 @@ func checkResponse(o *fold.Obligation, e *pinki.Event) error {
 	if e.Digest != o.Digest() {
 		return wrongDigest(o, e.Digest)
 	}
-	if r.Schema == "" {
+	if r.Schema() == "" {
 		if e.SchemaID != "" {
 			return pinki.Invalid("schema_id", "%s asked for no schema, so schema_id %q names nothing", o.ID(), e.SchemaID)
 		}
 		return nil
 	}
 	if e.SchemaID == "" {
-		return pinki.Invalid("schema_id", "%s demands a response typed %q: repeat it with --schema-id", o.ID(), r.SchemaID)
+		return pinki.Invalid("schema_id", "%s demands a response typed %q: repeat it with --schema-id", o.ID(), r.SchemaID())
 	}
-	if e.SchemaID != r.SchemaID {
-		return pinki.Invalid("schema_id", "schema_id %q is not the %q that %s demands", e.SchemaID, r.SchemaID, o.ID())
+	if e.SchemaID != r.SchemaID() {
+		return pinki.Invalid("schema_id", "schema_id %q is not the %q that %s demands", e.SchemaID, r.SchemaID(), o.ID())
 	}
-	sch, err := CompileSchema(r.Schema)
+	sch, err := CompileSchema(r.Schema())
 	if err != nil {
 		return err
 	}
 	if violations := validateResponse(sch, e.Response); len(violations) > 0 {
 		return &pinki.Error{Code: pinki.CodeInvalid, Field: "response",
-			Message: fmt.Sprintf("response fails the schema %q of %s: %d violation(s): %s", r.SchemaID, o.ID(), len(violations), strings.Join(violations, "; ")),
+			Message: fmt.Sprintf("response fails the schema %q of %s: %d violation(s): %s", r.SchemaID(), o.ID(), len(violations), strings.Join(violations, "; ")),
 			Details: violations}
 	}
 	return nil
@@ -410,14 +410,14 @@ func (s *Service) applied(ctx context.Context, o *fold.Obligation, e *pinki.Even
 	var ref fold.Ref
 	switch e.Type {
 	case pinki.TypeAccept:
-		for _, a := range o.Accepts {
+		for _, a := range o.Accepts() {
 			if a.By == e.By && a.Rev == e.Rev && a.Meta == e.Meta {
 				return true, nil
 			}
 		}
 		return false, nil
 	case pinki.TypeBind:
-		for _, b := range o.Binds {
+		for _, b := range o.Binds() {
 			if b.By == e.By && b.Target == e.Target && b.Meta == e.Meta {
 				return true, nil
 			}

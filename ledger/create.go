@@ -234,7 +234,7 @@ func sameCreation(o *fold.Obligation, e *pinki.Event) bool {
 }
 
 func hasBind(o *fold.Obligation, b *pinki.Event) bool {
-	for _, x := range o.Binds {
+	for _, x := range o.Binds() {
 		if x.Target == b.Target && x.By == b.By {
 			return true
 		}

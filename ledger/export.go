@@ -149,10 +149,10 @@ func (s *Service) Export(ctx context.Context, who pinki.Identity, f Filter) (Exp
 func exportItem(o *fold.Obligation, st fold.Status, history []pinki.Event) ExportItem {
 	d := detail(nil, o, st, history)
 	r := &o.Record
-	x := ExportItem{ID: r.ID, Promise: r.Text, By: r.By, To: r.To, On: r.On, Until: d.Until, Task: r.Task,
-		Meta: raw(r.Meta), OriginalUntil: r.Until, Amendments: []ExportAmend{}, State: st.State,
+	x := ExportItem{ID: r.ID, Promise: r.Text, By: r.By, To: r.To, On: r.On, Until: d.Until, Task: r.Task(),
+		Meta: raw(r.Meta()), OriginalUntil: r.Until, Amendments: []ExportAmend{}, State: st.State,
 		Assessments: []ExportAssessment{}, CreatedAt: r.TS, Kind: o.Kind.String(), Late: st.Late, Rev: o.Rev,
-		Digest: d.Digest, Lapse: r.Lapse, Proposer: r.Proposer, SchemaID: r.SchemaID, Schema: raw(r.Schema),
+		Digest: d.Digest, Lapse: r.Lapse(), Proposer: r.Proposer(), SchemaID: r.SchemaID(), Schema: raw(r.Schema()),
 		Acceptances: d.Acceptances, Progress: d.Progress, Bindings: d.Bindings}
 	// pinki orders amendments and assessments by time, stably.
 	var amends, assessments []pinki.Event

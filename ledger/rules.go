@@ -156,7 +156,7 @@ func checkResolve(o *fold.Obligation, st fold.Status, e *pinki.Event, who pinki.
 	if e.As == pinki.Released {
 		party, role = o.Creditor(), "creditor"
 	}
-	bound := len(o.Binds) > 0 || o.Record.Task != ""
+	bound := len(o.Binds()) > 0 || o.Record.Task() != ""
 	verifier := e.As == pinki.Satisfied && bound && (who.Role == pinki.RoleVerifier || replay)
 	if e.By != party && !verifier {
 		return forbidden("%s is the %s's act: only %q may resolve %s as %s, not %q", e.As, role, party, o.ID(), e.As, e.By)
@@ -168,7 +168,7 @@ func checkResolve(o *fold.Obligation, st fold.Status, e *pinki.Event, who pinki.
 		return ended(o, st)
 	}
 	horizon, horizonAt := o.Horizon()
-	if o.Record.Lapse == pinki.LapseExpire && e.At > horizonAt {
+	if o.Record.Lapse() == pinki.LapseExpire && e.At > horizonAt {
 		return &pinki.Error{Code: pinki.CodeConflict,
 			Message: fmt.Sprintf("%s expired at its horizon %s (lapse: expire), so a resolve now does not count", o.ID(), horizon)}
 	}

@@ -152,7 +152,7 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 					proposals = append(proposals, it)
 				}
 			case debtor && o.Kind == fold.KindRequest:
-				it.SchemaID, it.Digest = o.Record.SchemaID, o.Digest()
+				it.SchemaID, it.Digest = o.Record.SchemaID(), o.Digest()
 				requests = append(requests, it)
 			case debtor:
 				owes = append(owes, it)

@@ -141,8 +141,8 @@ func item(o *fold.Obligation, st fold.Status) Item {
 	r := &o.Record
 	until, untilAt := o.Horizon()
 	it := Item{ID: r.ID, Promise: r.Text, By: r.By, To: r.To, On: r.On, Until: until, UntilAt: untilAt,
-		Task: r.Task, Meta: raw(r.Meta), State: st.State, Kind: o.Kind.String(), Late: st.Late,
-		Phase: st.Phase, Rev: o.Rev, Lapse: r.Lapse, Proposer: r.Proposer, SchemaID: r.SchemaID,
+		Task: r.Task(), Meta: raw(r.Meta()), State: st.State, Kind: o.Kind.String(), Late: st.Late,
+		Phase: st.Phase, Rev: o.Rev, Lapse: r.Lapse(), Proposer: r.Proposer(), SchemaID: r.SchemaID(),
 		Created: r.TS, Seq: r.Seq}
 	if o.Kind == fold.KindAgreement {
 		for _, a := range o.CurrentAccepts() {
@@ -155,7 +155,7 @@ func item(o *fold.Obligation, st fold.Status) Item {
 // detail builds the full view of o from its fold state and its applied
 // events (history, in ledger order, as fetched from the store).
 func detail(l *fold.Ledger, o *fold.Obligation, st fold.Status, history []pinki.Event) Detail {
-	d := Detail{Item: item(o, st), OriginalUntil: o.Record.Until, Digest: o.Digest(), Schema: raw(o.Record.Schema),
+	d := Detail{Item: item(o, st), OriginalUntil: o.Record.Until, Digest: o.Digest(), Schema: raw(o.Record.Schema()),
 		Assessments: []AssessmentView{}, Amendments: []AmendView{}}
 	current := map[int64]bool{}
 	for _, a := range o.CurrentAccepts() {

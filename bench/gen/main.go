@@ -113,6 +113,13 @@ func generate(w *bufio.Writer, total, nseats int, seed uint64) error {
 		o := live[i]
 		var e *pinki.Event
 		switch {
+		case o.kind == pinki.TypePropose && o.accepted < 2 && now.After(o.until):
+			// The window closed before both accepted: the proposer reopens it.
+			o.until = now.Add(time.Duration(1+rng.IntN(48)) * time.Hour)
+			e = &pinki.Event{Type: pinki.TypeAmend, Subject: o.id, By: o.to, Until: pinki.FormatTime(o.until), Reason: "reopen"}
+			o.accepted = 0
+			o.rev++
+			o.events++
 		case o.kind == pinki.TypePropose && o.accepted < 2:
 			by := o.to
 			if o.accepted == 1 {
@@ -121,7 +128,7 @@ func generate(w *bufio.Writer, total, nseats int, seed uint64) error {
 			e = &pinki.Event{Type: pinki.TypeAccept, Subject: o.id, By: by, Rev: o.rev}
 			o.accepted++
 			o.rev++
-		case o.events > 1 && rng.IntN(3) == 0:
+		case o.events > 1 && o.kind != pinki.TypePropose && rng.IntN(3) == 0:
 			o.until = o.until.Add(time.Duration(15+rng.IntN(120)) * time.Minute)
 			e = &pinki.Event{Type: pinki.TypeAmend, Subject: o.id, By: o.by, Until: pinki.FormatTime(o.until), Reason: "nudge"}
 			o.rev++
