@@ -2,6 +2,7 @@ package pinki
 
 import (
 	"bytes"
+	"math"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -123,7 +124,7 @@ func (d *Decoder) Decode(line []byte) (Event, error) {
 	if !s.eat('{') {
 		return e, s.fail("not a JSON object")
 	}
-	var seen field
+	var seen, keys field // keys: every key met; seen: those with a value
 	var text string
 	var typeSeen bool
 	s.ws()
@@ -143,9 +144,10 @@ func (d *Decoder) Decode(line []byte) (Event, error) {
 			if !ok {
 				return e, fmt.Errorf("unknown field %q", key)
 			}
-			if seen&f != 0 {
+			if keys&f != 0 {
 				return e, fmt.Errorf("field %q appears twice", key)
 			}
+			keys |= f
 			if s.null() {
 				// An explicit null is an absent optional field.
 			} else {
@@ -684,11 +686,59 @@ func parseInstant(v string) (int64, error) {
 	if n, ok := fastUTC(v); ok {
 		return n, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := ParseTime(v)
 	if err != nil {
 		return 0, fmt.Errorf("%q is not an RFC 3339 time with a zone", v)
 	}
-	return t.UnixNano(), nil
+	return Nanos(t), nil
+}
+
+// Nanos is t as Unix nanoseconds, saturated at the ends of int64 (years
+// before 1678 or after 2262): a deadline of 9999-12-31 is later than every
+// instant pinki can compare it with, never a date in 1816.
+func Nanos(t time.Time) int64 {
+	sec := t.Unix()
+	switch {
+	case sec > maxSec:
+		return math.MaxInt64
+	case sec < minSec:
+		return math.MinInt64
+	}
+	return sec*1e9 + int64(t.Nanosecond())
+}
+
+// rfc3339Shape reports whether v has exactly the RFC 3339 date-time shape
+// with a zone: YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM), offset hours at most
+// 23. time.Parse alone also takes a comma before the fraction and +24:00.
+func rfc3339Shape(v string) bool {
+	digits := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	if len(v) < 20 || !digits(v[0:4]) || v[4] != '-' || !digits(v[5:7]) || v[7] != '-' || !digits(v[8:10]) ||
+		v[10] != 'T' || !digits(v[11:13]) || v[13] != ':' || !digits(v[14:16]) || v[16] != ':' || !digits(v[17:19]) {
+		return false
+	}
+	rest := v[19:]
+	if rest[0] == '.' {
+		i := 1
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 1 {
+			return false
+		}
+		rest = rest[i:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && digits(rest[1:3]) && rest[3] == ':' &&
+		digits(rest[4:6]) && rest[1:3] <= "23" && rest[4:6] <= "59"
 }
 
 // ParseInstant is parseInstant for other packages: RFC 3339 with a zone, to
@@ -739,7 +789,11 @@ func fastUTC(v string) (int64, bool) {
 		}
 	}
 	days := daysFromCivil(y, mo, d)
-	return ((days*24+int64(h))*60+int64(mi))*60*1e9 + int64(sec)*1e9 + frac, true
+	secs := ((days*24+int64(h))*60+int64(mi))*60 + int64(sec)
+	if secs > maxSec || secs < minSec {
+		return 0, false // out of int64 nanoseconds: Nanos saturates
+	}
+	return secs*1e9 + frac, true
 }
 
 func daysIn(y, m int) int {
@@ -771,3 +825,9 @@ func daysFromCivil(y, m, d int) int64 {
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return int64(era)*146097 + int64(doe) - 719468
 }
+
+// The range of whole seconds whose nanoseconds fit an int64.
+const (
+	maxSec = math.MaxInt64/int64(time.Second) - 1
+	minSec = math.MinInt64/int64(time.Second) + 1
+)

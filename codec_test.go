@@ -3,7 +3,9 @@ package pinki
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -417,28 +419,31 @@ func TestDecoderInterning(t *testing.T) {
 	}
 }
 
-// TestKnownDecoderBugs holds cases the decoder gets wrong at the time of
-// writing (reported; codec.go is not this test's to change). Each skips with
-// the report; remove the skip when fixed.
-func TestKnownDecoderBugs(t *testing.T) {
+// TestDecoderEdges pins two cases the decoder once got wrong: a duplicate
+// key after an explicit null is still a duplicate, and an instant beyond the
+// range of int64 nanoseconds saturates instead of wrapping around.
+func TestDecoderEdges(t *testing.T) {
 	t.Run("duplicate key after null", func(t *testing.T) {
-		// SPEC §3 / architecture: a duplicate key makes a line not
-		// understood. The decoder marks a key seen only when its value is not
-		// null, so "on":null,"on":"z" is accepted (as on="z").
 		in := promiseWith(`"on":null,"on":"z"`)
-		if _, err := DecodeLine([]byte(in)); err == nil {
-			t.Skip("known bug (codec.go Decode: `seen |= f` only for non-null values): " + in)
+		if _, err := DecodeLine([]byte(in)); err == nil || !strings.Contains(err.Error(), "twice") {
+			t.Fatalf("%s: %v", in, err)
 		}
 	})
 	t.Run("instant beyond 2262", func(t *testing.T) {
-		// SPEC §1: until is any RFC 3339 instant with a zone. Unix nanoseconds
-		// in an int64 end at 2262-04-11T23:47:16.854775807Z; later instants
-		// wrap around, so a "forever" deadline such as 9999-12-31 decodes to
-		// a date in 1816 and the promise is overdue at once.
 		e, err := DecodeLine([]byte(strings.Replace(okPromise, `2026-09-01T17:00:00Z`, `9999-12-31T23:59:59Z`, 1)))
-		if err == nil && e.UntilAt < e.At {
-			t.Skipf("known bug (codec.go parseInstant/fastUTC: no range check): until 9999-12-31 decodes to %s",
-				time.Unix(0, e.UntilAt).UTC().Format(time.RFC3339))
+		if err != nil || e.UntilAt != math.MaxInt64 {
+			t.Fatalf("until 9999-12-31: %d, %v", e.UntilAt, err)
+		}
+		e, err = DecodeLine([]byte(strings.Replace(okPromise, `2026-09-01T17:00:00Z`, `0001-01-01T00:00:00Z`, 1)))
+		if err != nil || e.UntilAt != math.MinInt64 {
+			t.Fatalf("until 0001-01-01: %d, %v", e.UntilAt, err)
+		}
+	})
+	t.Run("no comma fraction, no +24:00", func(t *testing.T) {
+		for _, v := range []string{"2026-09-01T17:00:00,5Z", "2026-09-01T17:00:00+24:00", "2026-09-01T17:00:00+23:60"} {
+			if _, err := parseInstant(v); err == nil {
+				t.Errorf("%s accepted", v)
+			}
 		}
 	})
 }
@@ -449,7 +454,7 @@ func TestKnownDecoderBugs(t *testing.T) {
 func TestFastUTC(t *testing.T) {
 	agree := func(v string) {
 		t.Helper()
-		want, werr := time.Parse(time.RFC3339Nano, v)
+		want, werr := strictRFC3339(v)
 		got, ok := fastUTC(v)
 		if ok && (werr != nil || got != want.UnixNano()) {
 			t.Fatalf("fastUTC(%q) = %d, time.Parse = %v, %v", v, got, want, werr)
@@ -488,6 +493,19 @@ func TestFastUTC(t *testing.T) {
 	}
 }
 
+// rfc3339 is the RFC 3339 date-time production with a zone (section 5.6),
+// written independently of the decoder's own shape check.
+var rfc3339 = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-](0\d|1\d|2[0-3]):[0-5]\d)$`)
+
+// strictRFC3339 is the reference the decoder must agree with: the RFC 3339
+// shape, then time.Parse for the values (days per month, leap years).
+func strictRFC3339(v string) (time.Time, error) {
+	if !rfc3339.MatchString(v) {
+		return time.Time{}, fmt.Errorf("not RFC 3339: %q", v)
+	}
+	return time.Parse(time.RFC3339Nano, v)
+}
+
 // FuzzInstant checks parseInstant (fast path and fallback) against
 // time.Parse on arbitrary text within the range Unix nanoseconds can hold.
 func FuzzInstant(f *testing.F) {
@@ -495,11 +513,15 @@ func FuzzInstant(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		want, werr := time.Parse(time.RFC3339Nano, v)
-		if werr == nil && (want.Year() < 1678 || want.Year() > 2261) {
-			return // outside int64 nanoseconds: see TestKnownDecoderBugs
-		}
+		want, werr := strictRFC3339(v)
 		n, err := parseInstant(v)
+		if werr == nil && (want.Year() < 1678 || want.Year() > 2261) {
+			// Outside int64 nanoseconds: saturated, never wrapped around.
+			if err != nil || (want.Year() > 2261) != (n > 0) {
+				t.Fatalf("parseInstant(%q) = %d, %v: not saturated", v, n, err)
+			}
+			return
+		}
 		if (err == nil) != (werr == nil) || (err == nil && n != want.UnixNano()) {
 			t.Fatalf("parseInstant(%q) = %d, %v; time.Parse = %v, %v", v, n, err, want, werr)
 		}

@@ -160,5 +160,8 @@ func FormatTime(t time.Time) string {
 
 // ParseTime parses an RFC 3339 instant that carries a zone ("Z" or an offset).
 func ParseTime(s string) (time.Time, error) {
+	if !rfc3339Shape(s) {
+		return time.Time{}, &time.ParseError{Layout: time.RFC3339Nano, Value: s, Message: ": not an RFC 3339 date-time with a zone"}
+	}
 	return time.Parse(time.RFC3339Nano, s)
 }

@@ -187,7 +187,7 @@ func (s *Service) Amend(ctx context.Context, who pinki.Identity, in AmendInput) 
 		prepare: func(o *fold.Obligation) (pinki.Event, error) {
 			by, err := claim(who, "by", in.By, o.Debtor())
 			return pinki.Event{Type: pinki.TypeAmend, By: by, Until: pinki.FormatTime(until),
-				UntilAt: until.UnixNano(), Reason: reason, Meta: meta}, err
+				UntilAt: pinki.Nanos(until), Reason: reason, Meta: meta}, err
 		},
 	})
 }

@@ -198,7 +198,7 @@ func (s *Service) buildCreation(who pinki.Identity, in CreateInput) (pinki.Event
 	if err != nil {
 		return e, false, err
 	}
-	e.Until, e.UntilAt = pinki.FormatTime(until), until.UnixNano()
+	e.Until, e.UntilAt = pinki.FormatTime(until), pinki.Nanos(until)
 	if e.Type != pinki.TypeRequest && (len(in.Schema) > 0 || in.SchemaID != "") {
 		return e, false, pinki.Invalid("schema", "schema and schema_id belong to requests only")
 	}

@@ -157,7 +157,7 @@ func Deadline(field, v string, now time.Time) (time.Time, error) {
 		}
 		return now.Add(d).UTC(), nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+	if t, err := pinki.ParseTime(v); err == nil {
 		return t.UTC(), nil
 	}
 	// Accept minutes precision with a zone (2026-09-01T17:00Z), as pinki does.
