@@ -108,7 +108,7 @@ func (ev *Evaluator) state(o *Obligation) Status {
 		if s, ok := ev.memo[cur]; ok {
 			if s.State == visiting {
 				// A cycle of unresolved obligations: cur is on the path.
-				ev.memo[cur] = Status{State: Conditional}
+				ev.memo[cur] = waiting(cur)
 			}
 			break
 		}
@@ -118,7 +118,7 @@ func (ev *Evaluator) state(o *Obligation) Status {
 		}
 		ant := ev.l.obs[cur.Record.On]
 		if ant == nil {
-			ev.memo[cur] = Status{State: Conditional}
+			ev.memo[cur] = waiting(cur)
 			break
 		}
 		ev.memo[cur] = Status{State: visiting}
@@ -154,7 +154,10 @@ func (ev *Evaluator) base(o *Obligation) (Status, bool) {
 		if ev.now > horizon {
 			return Status{State: Expired, EndedAt: horizon}, true
 		}
-		return Status{State: Proposed}, true
+		if o.Record.On == "" {
+			return Status{State: Proposed}, true
+		}
+		return Status{}, false // proposed, unless its antecedent already ended unsatisfied
 	}
 	if o.Record.On == "" {
 		return ev.owed(o, horizon), true
@@ -162,16 +165,30 @@ func (ev *Evaluator) base(o *Obligation) (Status, bool) {
 	return Status{}, false
 }
 
+// waiting is the state of an unresolved obligation whose antecedent is not
+// settled (unknown, in a cycle, or open): proposed while its terms await
+// acceptance, else conditional.
+func waiting(o *Obligation) Status {
+	if !o.Agreed() {
+		return Status{State: Proposed}
+	}
+	return Status{State: Conditional}
+}
+
 // settle computes the status of o, unresolved and waiting on an antecedent,
 // from the antecedent's status.
+//
+// An antecedent that ended unsatisfied expires it, agreed or not (a proposal
+// waiting on it can no longer become owed); a satisfied one makes an agreed
+// obligation owed and leaves a proposal proposed.
 func (ev *Evaluator) settle(o *Obligation, ant Status) Status {
 	switch {
-	case ant.State == Satisfied:
-		return ev.owed(o, o.horizonAt())
 	case endedUnsatisfied(ant.State):
 		return Status{State: Expired, EndedAt: ant.EndedAt}
+	case ant.State == Satisfied && o.Agreed():
+		return ev.owed(o, o.horizonAt())
 	default:
-		return Status{State: Conditional}
+		return waiting(o)
 	}
 }
 
