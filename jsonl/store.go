@@ -35,27 +35,47 @@ type Store struct {
 	opts Options
 
 	pending chan *request
-	quit    chan struct{}
+	quit    chan struct{} // closed when the committer is to stop
+	closing chan struct{} // closed when Close begins: wakes waiters
 	done    chan struct{}
+
+	// inflight counts Appends that got past the closed check; Close waits for
+	// them so that no request is queued after the committer stopped.
+	inflight sync.WaitGroup
 
 	mu         sync.Mutex
 	notify     chan struct{} // closed and replaced after each commit
 	tracked    pinki.Position
 	tracking   bool
 	trackStart int64            // the sequence number tracking started from
+	trackTail  []byte           // the bytes before tracked.Mark, to notice a rewrite
 	touched    map[string]int64 // subject -> seq of the latest line naming it, from tracked on
 	ident      fileIdent        // the file the tracked position belongs to
 	closed     bool
 
-	// What the last Read saw, to tell a later Read that the file was
-	// replaced or rewritten under the position it hands back.
-	lastRead struct {
-		known bool
-		ident fileIdent
-		mark  int64
-		tail  []byte
+	// Positions this store handed out (ends of Reads and Appends) with the
+	// bytes just before them, to tell a later Read that the file was
+	// replaced or rewritten under a position.
+	known struct {
+		set    bool
+		ident  fileIdent
+		points []checkpoint
 	}
 }
+
+// checkpoint is a position the store handed out, and the bytes before it.
+// The file is append-only, so those bytes never change; when they do, the
+// file was rewritten.
+type checkpoint struct {
+	mark int64
+	tail []byte
+}
+
+// maxCheckpoints bounds the positions remembered per store.
+const maxCheckpoints = 16
+
+// tailLen is how many bytes before a position a checkpoint keeps.
+const tailLen = 64
 
 type request struct {
 	events []pinki.Event
@@ -75,8 +95,8 @@ func Open(path string, opts Options) (*Store, error) {
 		opts.LockTimeout = 10 * time.Second
 	}
 	s := &Store{path: path, opts: opts, pending: make(chan *request, 1024),
-		quit: make(chan struct{}), done: make(chan struct{}), notify: make(chan struct{}),
-		touched: make(map[string]int64)}
+		quit: make(chan struct{}), closing: make(chan struct{}), done: make(chan struct{}),
+		notify: make(chan struct{}), touched: make(map[string]int64)}
 	go s.commitLoop()
 	return s, nil
 }
@@ -89,18 +109,27 @@ func (s *Store) Dir() string { return filepath.Dir(s.path) }
 
 func (s *Store) lockPath() string { return s.path + ".lock" }
 
-// Close stops the committer after the pending appends are done.
+// Close stops the committer after the appends already under way are
+// decided, and wakes every Wait (which then returns a CodeUnavailable error).
+// Appends after Close fail with CodeUnavailable. Close is idempotent.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		<-s.done
 		return nil
 	}
 	s.closed = true
 	s.mu.Unlock()
+	close(s.closing)
+	s.inflight.Wait()
 	close(s.quit)
 	<-s.done
 	return nil
+}
+
+func (s *Store) errClosed() error {
+	return pinki.Errorf(pinki.CodeUnavailable, "ledger %s is closed", s.path)
 }
 
 // Append implements pinki.Store.
@@ -108,11 +137,17 @@ func (s *Store) Append(ctx context.Context, events []pinki.Event, fences []pinki
 	if len(events) == 0 {
 		return pinki.Position{}, pinki.Errorf(pinki.CodeInternal, "append of no events")
 	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return pinki.Position{}, s.errClosed()
+	}
+	s.inflight.Add(1)
+	s.mu.Unlock()
+	defer s.inflight.Done()
 	r := &request{events: events, fences: fences, reply: make(chan result, 1)}
 	select {
 	case s.pending <- r:
-	case <-s.quit:
-		return pinki.Position{}, pinki.Errorf(pinki.CodeUnavailable, "ledger %s is closed", s.path)
 	case <-ctx.Done():
 		return pinki.Position{}, ctx.Err()
 	}
@@ -162,6 +197,8 @@ func (s *Store) commit(batch []*request) {
 			r.reply <- result{err: err}
 		}
 	}
+	_, statErr := os.Stat(s.Dir())
+	newDir := errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(s.Dir(), 0o755); err != nil {
 		answer(pinki.Errorf(pinki.CodeUnavailable, "cannot create %s: %v", s.Dir(), err))
 		return
@@ -178,16 +215,14 @@ func (s *Store) commit(batch []*request) {
 		return
 	}
 	defer f.Close()
-	created := false
 	size, err := s.repairTail(f)
 	if err != nil {
 		answer(err)
 		return
 	}
-	if size == 0 {
-		created = true
-	}
-	if err := s.track(f, size, batch); err != nil {
+	created := size == 0
+	ident, err := s.track(f, size, batch)
+	if err != nil {
 		answer(err)
 		return
 	}
@@ -213,24 +248,31 @@ func (s *Store) commit(batch []*request) {
 	if len(accepted) == 0 {
 		return
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		// A partial write leaves a torn tail, quarantined by the next writer.
+	fail := func(err error) {
+		// Cut whatever part of the batch reached the file, so that no event
+		// whose append is reported as failed stays in the ledger (a retry
+		// would append it twice). If the cut fails too, the next writer
+		// quarantines a torn tail; whole lines would stay.
+		f.Truncate(size)
 		for _, r := range accepted {
-			r.reply <- result{err: pinki.Errorf(pinki.CodeUnavailable, "cannot append to %s: %v", s.path, err)}
+			r.reply <- result{err: err}
 		}
 		s.untrack()
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		fail(pinki.Errorf(pinki.CodeUnavailable, "cannot append to %s: %v", s.path, err))
 		return
 	}
 	if !s.opts.NoSync {
 		err = unix.Fdatasync(int(f.Fd()))
 		if err == nil && created {
 			err = syncDir(s.Dir())
+			if err == nil && newDir {
+				err = syncDir(filepath.Dir(s.Dir()))
+			}
 		}
 		if err != nil {
-			for _, r := range accepted {
-				r.reply <- result{err: pinki.Errorf(pinki.CodeUnavailable, "cannot fsync %s: %v", s.path, err)}
-			}
-			s.untrack()
+			fail(pinki.Errorf(pinki.CodeUnavailable, "cannot fsync %s: %v", s.path, err))
 			return
 		}
 	}
@@ -246,6 +288,13 @@ func (s *Store) commit(batch []*request) {
 	close(s.notify)
 	s.notify = make(chan struct{})
 	s.mu.Unlock()
+	tail, err := tailBefore(f, pos.Mark)
+	s.mu.Lock()
+	s.trackTail = tail
+	s.mu.Unlock()
+	if err == nil {
+		s.remember(ident, pos, tail, false)
+	}
 	for i, r := range accepted {
 		r.reply <- result{pos: positions[i]}
 	}
@@ -263,16 +312,21 @@ func (s *Store) untrack() {
 // track brings the committer's knowledge of the file (its end, and which
 // subjects each line since names) up to size, reading what other processes
 // appended. The first time, it starts from the earliest position any fence in
-// the batch was seen at.
-func (s *Store) track(f *os.File, size int64, batch []*request) error {
+// the batch was seen at. It returns the file's identity.
+func (s *Store) track(f *os.File, size int64, batch []*request) (fileIdent, error) {
 	ident, err := identOf(f)
 	if err != nil {
-		return pinki.Errorf(pinki.CodeUnavailable, "cannot stat %s: %v", s.path, err)
+		return ident, pinki.Errorf(pinki.CodeUnavailable, "cannot stat %s: %v", s.path, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tracking && (ident != s.ident || size < s.tracked.Mark) {
 		s.tracking = false // replaced or truncated under us
+	}
+	if s.tracking {
+		if tail, err := tailBefore(f, s.tracked.Mark); err != nil || !bytes.Equal(tail, s.trackTail) {
+			s.tracking = false // rewritten in place
+		}
 	}
 	if !s.tracking {
 		from := pinki.Position{Seq: -1}
@@ -289,7 +343,12 @@ func (s *Store) track(f *os.File, size int64, batch []*request) error {
 		}
 		start, err := s.seek(f, from, size)
 		if err != nil {
-			return err
+			if pinki.ErrorCode(err) != pinki.CodeConflict {
+				return ident, err
+			}
+			// The earliest fence names a point this file does not hold (its
+			// check fails in checkFences): track from the start for the rest.
+			start = pinki.Position{}
 		}
 		s.tracked, s.tracking, s.ident, s.trackStart = start, true, ident, start.Seq
 		s.touched = make(map[string]int64)
@@ -300,30 +359,44 @@ func (s *Store) track(f *os.File, size int64, batch []*request) error {
 		}
 	})
 	if err != nil {
-		return pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+		return ident, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
 	}
 	s.tracked = next
-	return nil
+	if s.trackTail, err = tailBefore(f, next.Mark); err != nil {
+		s.tracking = false
+		return ident, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+	}
+	return ident, nil
 }
 
-// seek returns a position for from that is valid in f: from itself when its
-// mark lies on a line boundary, or the same sequence number found by counting
-// lines.
+// seek returns a position for from that is valid in f (of size bytes): from
+// itself when its mark lies on a line boundary, or the position of line
+// from.Seq found by counting lines when from has no mark. A mark beyond the
+// end or inside a line means the file was replaced or rewritten: the error
+// wraps pinki.ErrReplaced.
 func (s *Store) seek(f *os.File, from pinki.Position, size int64) (pinki.Position, error) {
 	if from.Seq == 0 {
 		return pinki.Position{}, nil
 	}
-	if from.Mark > 0 && from.Mark <= size {
-		var b [1]byte
-		if _, err := f.ReadAt(b[:], from.Mark-1); err == nil && b[0] == '\n' {
-			return from, nil
-		}
+	if from.Mark == 0 {
+		return offsetOf(f, from.Seq, size)
 	}
-	return offsetOf(f, from.Seq, size)
+	if from.Mark > size {
+		return from, fmt.Errorf("%s ends before byte %d: %w", s.path, from.Mark, pinki.ErrReplaced)
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], from.Mark-1); err != nil {
+		return from, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+	}
+	if b[0] != '\n' {
+		return from, fmt.Errorf("%s: byte %d does not end a line: %w", s.path, from.Mark, pinki.ErrReplaced)
+	}
+	return from, nil
 }
 
 // checkFences reports a conflict when a fenced subject was named by a line
-// after the fence's position, or by an earlier request in this batch.
+// after the fence's position, or by an earlier request in this batch, or
+// when the fence's position is not one this file holds.
 func (s *Store) checkFences(f *os.File, fences []pinki.Fence, batchTouched map[string]bool) error {
 	for _, fe := range fences {
 		if batchTouched[fe.Subject] {
@@ -333,6 +406,10 @@ func (s *Store) checkFences(f *os.File, fences []pinki.Fence, batchTouched map[s
 		seq, seen := s.touched[fe.Subject]
 		from, start := s.tracked, s.trackStart
 		s.mu.Unlock()
+		if fe.Seen.Seq > from.Seq || fe.Seen.Mark > from.Mark {
+			return fmt.Errorf("%s holds %d lines, fewer than the %d a write was decided on: %w",
+				s.path, from.Seq, fe.Seen.Seq, pinki.ErrReplaced)
+		}
 		if seen && seq > fe.Seen.Seq {
 			return conflict(fe.Subject)
 		}
@@ -344,11 +421,13 @@ func (s *Store) checkFences(f *os.File, fences []pinki.Fence, batchTouched map[s
 				return err
 			}
 			hit := false
-			if _, err := scan(f, at, from.Mark, func(seq int64, line []byte) {
+			if _, err := scanLines(f, at, from.Mark, func(seq, _ int64, line []byte) error {
 				if subjectOf(line) == fe.Subject {
 					hit = true
+					return errStop
 				}
-			}); err != nil {
+				return nil
+			}); err != nil && err != errStop {
 				return pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
 			}
 			if hit {
@@ -365,12 +444,15 @@ func conflict(subject string) error {
 		Hint:    "read it again and retry"}
 }
 
-// Read implements pinki.Store.
+// Read implements pinki.Store. It returns an error wrapping
+// pinki.ErrReplaced when from is not a position of the file as it is now: the
+// file is gone, shorter, another file, or its bytes before a position this
+// store handed out changed.
 func (s *Store) Read(ctx context.Context, from pinki.Position, fn func(pinki.Entry) error) (pinki.Position, error) {
 	f, err := os.Open(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		if from.Seq > 0 {
-			return from, pinki.Errorf(pinki.CodeConflict, "ledger %s is gone: it held %d lines when last read", s.path, from.Seq)
+			return from, fmt.Errorf("ledger %s is gone: it held %d lines when last read: %w", s.path, from.Seq, pinki.ErrReplaced)
 		}
 		return from, nil
 	}
@@ -396,28 +478,29 @@ func (s *Store) Read(ctx context.Context, from pinki.Position, fn func(pinki.Ent
 	}
 	var dec pinki.Decoder
 	var ferr error
-	end, err := scan(f, start, size, func(seq int64, line []byte) {
-		if ferr != nil {
-			return
-		}
-		if ctx.Err() != nil {
-			ferr = ctx.Err()
-			return
+	end, err := scanLines(f, start, size, func(seq, offset int64, line []byte) error {
+		if ferr = ctx.Err(); ferr != nil {
+			return errStop
 		}
 		e, err := dec.Decode(line)
-		en := pinki.Entry{Seq: seq, Event: e}
+		en := pinki.Entry{Seq: seq, Offset: offset, Event: e}
 		if err != nil {
-			en = pinki.Entry{Seq: seq, Err: err, Raw: append([]byte(nil), line...)}
+			en = pinki.Entry{Seq: seq, Offset: offset, Err: err, Raw: append([]byte(nil), line...)}
 		}
-		ferr = fn(en)
+		if ferr = fn(en); ferr != nil {
+			return errStop
+		}
+		return nil
 	})
-	if err != nil {
-		return from, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
-	}
 	if ferr != nil {
 		return from, ferr
 	}
-	s.remember(f, ident, end)
+	if err != nil {
+		return from, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+	}
+	if tail, err := tailBefore(f, end.Mark); err == nil {
+		s.remember(ident, end, tail, from.Seq == 0)
+	}
 	if end.Mark < size {
 		// An unterminated last line: a write in progress, or a torn one left
 		// by a crash. Quarantine it if no writer holds the lock.
@@ -427,59 +510,145 @@ func (s *Store) Read(ctx context.Context, from pinki.Position, fn func(pinki.Ent
 }
 
 // sameFile checks that reading on from the position from makes sense: the
-// file is the one the last Read saw, not shorter than the position, and the
-// bytes just before the position are the ones that Read ended on.
+// file is the one this store last handed positions out for, not shorter than
+// the position, and the bytes before every position it handed out up to
+// from are unchanged. A position without a mark names a line number only,
+// and is not checked.
 func (s *Store) sameFile(f *os.File, ident fileIdent, from pinki.Position, size int64) error {
-	if from.Seq == 0 {
+	if from.Seq == 0 || from.Mark == 0 {
 		return nil
 	}
-	s.mu.Lock()
-	known, lastIdent, mark, tail := s.lastRead.known, s.lastRead.ident, s.lastRead.mark, s.lastRead.tail
-	s.mu.Unlock()
-	if from.Mark > size || known && ident != lastIdent {
+	if from.Mark > size {
 		return fmt.Errorf("%s: %w", s.path, pinki.ErrReplaced)
 	}
-	if known && from.Mark == mark && len(tail) > 0 {
-		got := make([]byte, len(tail))
-		if _, err := f.ReadAt(got, mark-int64(len(tail))); err != nil || !bytes.Equal(got, tail) {
+	s.mu.Lock()
+	set, known := s.known.set, s.known.ident
+	points := append([]checkpoint(nil), s.known.points...)
+	s.mu.Unlock()
+	if set && ident != known {
+		return fmt.Errorf("%s: %w", s.path, pinki.ErrReplaced)
+	}
+	for _, p := range points {
+		if p.mark > from.Mark {
+			continue
+		}
+		got := make([]byte, len(p.tail))
+		if _, err := f.ReadAt(got, p.mark-int64(len(p.tail))); err != nil || !bytes.Equal(got, p.tail) {
 			return fmt.Errorf("%s: %w", s.path, pinki.ErrReplaced)
 		}
 	}
 	return nil
 }
 
-// remember records where a Read ended, and the bytes before that point.
-func (s *Store) remember(f *os.File, ident fileIdent, end pinki.Position) {
-	n := int64(64)
-	if end.Mark < n {
-		n = end.Mark
-	}
+// tailBefore returns the (up to tailLen) bytes of f before mark.
+func tailBefore(f *os.File, mark int64) ([]byte, error) {
+	n := min(int64(tailLen), mark)
 	tail := make([]byte, n)
-	if _, err := f.ReadAt(tail, end.Mark-n); err != nil {
-		tail = nil
+	if _, err := f.ReadAt(tail, mark-n); err != nil {
+		return nil, err
 	}
-	s.mu.Lock()
-	s.lastRead.known, s.lastRead.ident, s.lastRead.mark, s.lastRead.tail = true, ident, end.Mark, tail
-	s.mu.Unlock()
+	return tail, nil
 }
 
-// Wait implements pinki.Store: it returns when the ledger holds more than
-// after, polling the file for appends by other processes.
+// remember records a position handed out in the file ident, with the bytes
+// before it. adopt makes ident the known file (a Read from the start);
+// otherwise a position in a file other than the known one is not recorded, so
+// that positions from before a replacement keep failing sameFile.
+func (s *Store) remember(ident fileIdent, end pinki.Position, tail []byte, adopt bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := &s.known
+	switch {
+	case adopt || !k.set:
+		if !k.set || k.ident != ident {
+			k.set, k.ident, k.points = true, ident, nil
+		}
+	case k.ident != ident:
+		return
+	}
+	if len(tail) == 0 {
+		return
+	}
+	for _, p := range k.points {
+		if p.mark == end.Mark {
+			return
+		}
+	}
+	if len(k.points) == maxCheckpoints {
+		k.points = append(k.points[:0], k.points[1:]...)
+	}
+	k.points = append(k.points, checkpoint{mark: end.Mark, tail: tail})
+}
+
+// Wait implements pinki.Store: it returns when the ledger holds a whole line
+// after position after (or no longer holds that position at all, which the
+// next Read reports), polling the file for appends by other processes.
+// After Close it returns a CodeUnavailable error.
 func (s *Store) Wait(ctx context.Context, after pinki.Position) error {
+	var counted pinki.Position // how far counting lines got, for a position without a mark
 	for {
 		s.mu.Lock()
-		ch := s.notify
+		ch, closed := s.notify, s.closed
 		s.mu.Unlock()
-		if fi, err := os.Stat(s.path); err == nil && fi.Size() > after.Mark {
+		if closed {
+			return s.errClosed()
+		}
+		more, err := s.beyond(after, &counted)
+		if err != nil {
+			return err
+		}
+		if more {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-s.closing:
+			return s.errClosed()
 		case <-ch:
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// beyond reports whether the file holds a whole line after position after,
+// or no longer holds that position. For a position without a mark it counts
+// lines, resuming from counted.
+func (s *Store) beyond(after pinki.Position, counted *pinki.Position) (bool, error) {
+	f, err := os.Open(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return after.Seq > 0, nil
+	}
+	if err != nil {
+		return false, pinki.Errorf(pinki.CodeUnavailable, "cannot open ledger %s: %v", s.path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, pinki.Errorf(pinki.CodeUnavailable, "cannot stat %s: %v", s.path, err)
+	}
+	size := fi.Size()
+	mark := after.Mark
+	if after.Seq > 0 && mark == 0 {
+		if counted.Mark > size {
+			*counted = pinki.Position{}
+		}
+		if err := countLines(f, counted, after.Seq, size); err != nil {
+			return false, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+		}
+		if counted.Seq < after.Seq {
+			return false, nil
+		}
+		mark = counted.Mark
+	}
+	if size < mark {
+		return true, nil
+	}
+	ok, err := hasNewline(f, mark, size)
+	if err != nil {
+		return false, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+	}
+	return ok, nil
 }
 
 var _ pinki.Store = (*Store)(nil)
@@ -503,16 +672,30 @@ func subjectOf(line []byte) string {
 	return e.Key()
 }
 
+// errStop is what a scanLines callback returns to stop early.
+var errStop = errors.New("stop")
+
 // scan reads whole lines of f from position from up to size, calling fn for
 // each non-blank line with its 1-based line number, and returns the position
 // after the last whole line.
 func scan(f *os.File, from pinki.Position, size int64, fn func(seq int64, line []byte)) (pinki.Position, error) {
+	return scanLines(f, from, size, func(seq, _ int64, line []byte) error {
+		fn(seq, line)
+		return nil
+	})
+}
+
+// scanLines is scan with a callback that can stop it: an error from fn ends
+// the scan and is returned with the position after that line. fn also gets
+// the offset the line starts at. The line passed to fn is only valid during
+// the call.
+func scanLines(f *os.File, from pinki.Position, size int64, fn func(seq, offset int64, line []byte) error) (pinki.Position, error) {
 	pos := from
 	if pos.Mark >= size {
 		return pos, nil
 	}
 	r := io.NewSectionReader(f, pos.Mark, size-pos.Mark)
-	buf := make([]byte, 1<<20)
+	buf := make([]byte, min(1<<20, size-pos.Mark))
 	var carry []byte
 	for {
 		n, err := r.Read(buf)
@@ -528,10 +711,13 @@ func scan(f *os.File, from pinki.Position, size int64, fn func(seq int64, line [
 				carry = append(carry, line...)
 				line = carry
 			}
+			start := pos.Mark
 			pos.Seq++
 			pos.Mark += int64(len(line)) + 1
 			if len(bytes.TrimSpace(line)) > 0 {
-				fn(pos.Seq, bytes.TrimSuffix(line, []byte{'\r'}))
+				if ferr := fn(pos.Seq, start, bytes.TrimSuffix(line, []byte{'\r'})); ferr != nil {
+					return pos, ferr
+				}
 			}
 			carry = carry[:0]
 			chunk = chunk[i+1:]
@@ -543,6 +729,65 @@ func scan(f *os.File, from pinki.Position, size int64, fn func(seq int64, line [
 			return pos, err
 		}
 	}
+}
+
+// countLines advances at (a valid position in f) line by line until at.Seq
+// reaches seq or no whole line is left before size.
+func countLines(f *os.File, at *pinki.Position, seq int64, size int64) error {
+	if at.Seq >= seq || at.Mark >= size {
+		return nil
+	}
+	r := io.NewSectionReader(f, at.Mark, size-at.Mark)
+	buf := make([]byte, min(64<<10, size-at.Mark))
+	base := at.Mark
+	for {
+		n, err := r.Read(buf)
+		for i := 0; i < n; i++ {
+			if buf[i] == '\n' {
+				at.Seq++
+				at.Mark = base + int64(i) + 1
+				if at.Seq == seq {
+					return nil
+				}
+			}
+		}
+		base += int64(n)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// hasNewline reports whether f holds a '\n' in [from, size).
+func hasNewline(f *os.File, from, size int64) (bool, error) {
+	if from >= size {
+		return false, nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return false, err
+	}
+	if last[0] == '\n' {
+		return true, nil
+	}
+	buf := make([]byte, min(64<<10, size-from))
+	for at := from; at < size-1; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-1-at)], at)
+		if bytes.IndexByte(buf[:n], '\n') >= 0 {
+			return true, nil
+		}
+		if err != nil && err != io.EOF {
+			return false, err
+		}
+		if n == 0 {
+			return false, nil
+		}
+		at += int64(n)
+	}
+	return false, nil
 }
 
 // offsetOf finds the position of line number seq by counting lines.
