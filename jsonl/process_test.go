@@ -66,7 +66,7 @@ func runWriter(mode string) error {
 			return err
 		}
 		defer unlock()
-		appendBytes(path, []byte(promiseLine("torn-"+name)[:60]))
+		appendBytes(path, []byte(promiseLine("torn-" + name)[:60]))
 		fmt.Println("ready")
 		time.Sleep(time.Minute)
 		return fmt.Errorf("tear writer was not killed")
