@@ -2,13 +2,14 @@ package pinki
 
 import (
 	"bytes"
-	"math"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // field is one wire key of an event line.
@@ -86,13 +87,33 @@ var required = map[Type]field{
 // of each. A Decoder is not safe for concurrent use; its zero value is ready.
 type Decoder struct {
 	intern map[string]string
+	// arena holds the bytes of one line's strings: Decode allocates it once
+	// per line, and every non-interned string of the event is a slice of it.
+	// It is never written after a string points into it.
+	arena []byte
 }
 
 const maxInterned = 1 << 14
 
+// own returns b as a string backed by the line's arena (one allocation per
+// line instead of one per field).
+func (d *Decoder) own(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(d.arena)+len(b) > cap(d.arena) {
+		return string(b) // cannot happen: a line's strings fit in its length
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return unsafe.String(&d.arena[start], len(b))
+}
+
+// str returns b as a string: interned (one copy per distinct value, for the
+// values that repeat across a ledger), or from the arena.
 func (d *Decoder) str(b []byte, intern bool) string {
 	if !intern {
-		return string(b)
+		return d.own(b)
 	}
 	if d.intern == nil {
 		d.intern = make(map[string]string, 256)
@@ -100,11 +121,11 @@ func (d *Decoder) str(b []byte, intern bool) string {
 	if s, ok := d.intern[string(b)]; ok {
 		return s
 	}
-	s := string(b)
+	v := string(b) // an interned value never points into an arena
 	if len(d.intern) < maxInterned {
-		d.intern[s] = s
+		d.intern[v] = v
 	}
-	return s
+	return v
 }
 
 // DecodeLine decodes one ledger line (without its newline) strictly: valid
@@ -119,6 +140,7 @@ func DecodeLine(line []byte) (Event, error) {
 // Decode is DecodeLine with interning.
 func (d *Decoder) Decode(line []byte) (Event, error) {
 	var e Event
+	d.arena = make([]byte, 0, len(line))
 	s := scanner{b: line}
 	s.ws()
 	if !s.eat('{') {
@@ -189,7 +211,7 @@ func (d *Decoder) Decode(line []byte) (Event, error) {
 		if e.Type.Creates() {
 			e.Text = text
 		} else {
-			e.Subject = d.str([]byte(text), true)
+			e.Subject = text
 		}
 	}
 	at, err := parseInstant(e.TS)
@@ -289,11 +311,11 @@ func (d *Decoder) value(s *scanner, f field, e *Event, text *string) error {
 		}
 		switch f {
 		case fMeta:
-			e.Meta = raw
+			e.Meta = d.own(raw)
 		case fSchema:
-			e.Schema = raw
+			e.Schema = d.own(raw)
 		default:
-			e.Target = raw
+			e.Target = d.own(raw)
 		}
 		return nil
 	case fResponse:
@@ -301,7 +323,7 @@ func (d *Decoder) value(s *scanner, f field, e *Event, text *string) error {
 		if err != nil {
 			return err
 		}
-		e.Response = raw
+		e.Response = d.own(raw)
 		return nil
 	}
 	b, err := s.str()
@@ -310,23 +332,23 @@ func (d *Decoder) value(s *scanner, f field, e *Event, text *string) error {
 	}
 	switch f {
 	case fTS:
-		e.TS = string(b)
+		e.TS = d.own(b)
 	case fType:
 		e.Type = Type(d.str(b, true))
 	case fID:
-		e.ID = d.str(b, true)
+		e.ID = d.own(b)
 	case fPromise:
-		*text = string(b)
+		*text = d.own(b)
 	case fBy:
 		e.By = d.str(b, true)
 	case fTo:
 		e.To = d.str(b, true)
 	case fOn:
-		e.On = d.str(b, true)
+		e.On = d.own(b)
 	case fUntil:
-		e.Until = string(b)
+		e.Until = d.own(b)
 	case fTask:
-		e.Task = string(b)
+		e.Task = d.own(b)
 	case fLapse:
 		e.Lapse = Lapse(d.str(b, true))
 	case fProposer:
@@ -334,15 +356,15 @@ func (d *Decoder) value(s *scanner, f field, e *Event, text *string) error {
 	case fSchemaID:
 		e.SchemaID = d.str(b, true)
 	case fReason:
-		e.Reason = string(b)
+		e.Reason = d.own(b)
 	case fNote:
-		e.Note = string(b)
+		e.Note = d.own(b)
 	case fPhase:
 		e.Phase = Phase(d.str(b, true))
 	case fAs:
 		e.As = Outcome(d.str(b, true))
 	case fDigest:
-		e.Digest = string(b)
+		e.Digest = d.own(b)
 	case fObserver:
 		e.Observer = d.str(b, true)
 	case fState:
@@ -367,7 +389,7 @@ func (d *Decoder) strings(s *scanner, out *[]string) error {
 		if err != nil {
 			return err
 		}
-		list = append(list, string(b))
+		list = append(list, d.own(b))
 		s.ws()
 		if s.eat(',') {
 			continue
@@ -551,22 +573,23 @@ func (s *scanner) integer() (int, error) {
 	return n, nil
 }
 
-// raw scans any JSON value and returns it compacted.
-func (s *scanner) raw() (string, error) {
+// raw scans any JSON value and returns it compacted. The bytes are valid
+// until the next call.
+func (s *scanner) raw() ([]byte, error) {
 	start := s.i
 	spaced, err := s.skip(0)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	v := s.b[start:s.i]
 	if !spaced {
-		return string(v), nil
+		return v, nil
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, v); err != nil {
-		return "", err
+		return nil, err
 	}
-	return out.String(), nil
+	return out.Bytes(), nil
 }
 
 const maxDepth = 200

@@ -5,7 +5,10 @@
 // depend on (jsonl, postgres).
 package pinki
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Type is an event type. The set is closed: a line with any other type is not
 // understood (SPEC §3).
@@ -164,4 +167,25 @@ func ParseTime(s string) (time.Time, error) {
 		return time.Time{}, &time.ParseError{Layout: time.RFC3339Nano, Value: s, Message: ": not an RFC 3339 date-time with a zone"}
 	}
 	return time.Parse(time.RFC3339Nano, s)
+}
+
+// Clone returns a copy of e that shares no memory with it: the strings of a
+// decoded event are slices of one buffer per line, which a long-lived holder
+// of a few fields should not keep alive.
+func (e *Event) Clone() Event {
+	c := *e
+	for _, p := range []*string{&c.TS, &c.ID, &c.Text, &c.On, &c.Until, &c.Task, &c.Proposer, &c.SchemaID,
+		&c.Schema, &c.Subject, &c.By, &c.To, &c.Reason, &c.Note, &c.Response, &c.Digest, &c.Observer,
+		&c.State, &c.Target, &c.Meta} {
+		*p = strings.Clone(*p)
+	}
+	c.Type, c.Lapse, c.Phase, c.As = Type(strings.Clone(string(c.Type))), Lapse(strings.Clone(string(c.Lapse))),
+		Phase(strings.Clone(string(c.Phase))), Outcome(strings.Clone(string(c.As)))
+	if c.Evidence != nil {
+		c.Evidence = make([]string, len(e.Evidence))
+		for i, r := range e.Evidence {
+			c.Evidence[i] = strings.Clone(r)
+		}
+	}
+	return c
 }

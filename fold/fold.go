@@ -12,6 +12,7 @@ package fold
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/pinki-ledger/pinki"
 )
@@ -388,7 +389,11 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 	}
 	o := l.obs[e.Subject]
 	if o == nil {
-		l.named[e.Subject]++
+		if n, ok := l.named[e.Subject]; ok {
+			l.named[e.Subject] = n + 1
+		} else {
+			l.named[strings.Clone(e.Subject)] = 1
+		}
 		l.ignore(seq, e, "names an id no earlier line declares")
 		return
 	}
@@ -396,7 +401,7 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 	ref := Ref{Seq: seq, Offset: offset, Type: e.Type}
 	switch e.Type {
 	case pinki.TypeAmend:
-		o.amendUntil, o.amendUntilAt = e.Until, e.UntilAt
+		o.amendUntil, o.amendUntilAt = strings.Clone(e.Until), e.UntilAt
 		o.Rev++
 		o.voidAcceptances()
 	case pinki.TypeAccept:
@@ -405,7 +410,7 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 			return
 		}
 		t := o.t()
-		t.accepts = append(t.accepts, Accept{Seq: seq, TS: e.TS, At: e.At, By: e.By, Rev: e.Rev, Meta: e.Meta})
+		t.accepts = append(t.accepts, Accept{Seq: seq, TS: strings.Clone(e.TS), At: e.At, By: e.By, Rev: e.Rev, Meta: strings.Clone(e.Meta)})
 		o.Rev++
 	case pinki.TypeProgress:
 		if o.Resolution != nil {
@@ -420,7 +425,7 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 			return
 		}
 		t := o.t()
-		t.binds = append(t.binds, Bind{Seq: seq, TS: e.TS, At: e.At, By: e.By, Target: e.Target, Meta: e.Meta})
+		t.binds = append(t.binds, Bind{Seq: seq, TS: strings.Clone(e.TS), At: e.At, By: e.By, Target: strings.Clone(e.Target), Meta: strings.Clone(e.Meta)})
 		o.Rev++
 		if o.Kind == KindAgreement {
 			o.voidAcceptances()
@@ -435,7 +440,7 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 			l.ignore(seq, e, "resolve after the horizon "+horizon+" of a lapse: expire obligation does not count")
 			return
 		}
-		o.Resolution = &Resolution{Seq: seq, TS: e.TS, At: e.At, As: e.As, By: e.By, HorizonAt: horizonAt}
+		o.Resolution = &Resolution{Seq: seq, TS: strings.Clone(e.TS), At: e.At, As: e.As, By: e.By, HorizonAt: horizonAt}
 		o.Rev++
 	case pinki.TypeAssess:
 		o.Assessments = append(o.Assessments, Assessment{Seq: seq, At: e.At, Observer: e.Observer, State: e.State})
@@ -472,23 +477,25 @@ func (l *Ledger) create(seq, offset int64, e *pinki.Event) {
 	}
 	o := &Obligation{
 		Kind: KindOf(e.Type),
-		Record: Record{Seq: seq, Offset: offset, TS: e.TS, At: e.At, ID: e.ID, Text: e.Text, By: e.By, To: e.To,
-			On: e.On, Until: e.Until, UntilAt: e.UntilAt},
+		Record: Record{Seq: seq, Offset: offset, TS: strings.Clone(e.TS), At: e.At, ID: strings.Clone(e.ID),
+			Text: strings.Clone(e.Text), By: e.By, To: e.To, On: strings.Clone(e.On),
+			Until: strings.Clone(e.Until), UntilAt: e.UntilAt},
 		Rev:     1,
 		Version: l.named[e.ID] + 1,
 	}
 	if e.Task != "" || e.Lapse != "" || e.Proposer != "" || e.SchemaID != "" || e.Schema != "" || e.Meta != "" {
-		o.Record.extra = &recordExtra{task: e.Task, lapse: e.Lapse, proposer: e.Proposer,
-			schemaID: e.SchemaID, schema: e.Schema, meta: e.Meta}
+		o.Record.extra = &recordExtra{task: strings.Clone(e.Task), lapse: e.Lapse, proposer: e.Proposer,
+			schemaID: e.SchemaID, schema: strings.Clone(e.Schema), meta: strings.Clone(e.Meta)}
 	}
-	delete(l.named, e.ID)
-	l.obs[e.ID] = o
+	delete(l.named, o.Record.ID)
+	l.obs[o.Record.ID] = o
 	l.order = append(l.order, o)
 }
 
 func (l *Ledger) ignore(seq int64, e *pinki.Event, why string) {
-	l.ignoredBy[e.Key()] = append(l.ignoredBy[e.Key()], len(l.ignored))
-	l.ignored = append(l.ignored, Ignored{Seq: seq, Event: *e, Why: why})
+	c := e.Clone()
+	l.ignoredBy[c.Key()] = append(l.ignoredBy[c.Key()], len(l.ignored))
+	l.ignored = append(l.ignored, Ignored{Seq: seq, Event: c, Why: why})
 }
 
 // Sorted returns the obligations ordered by less, leaving the ledger's own
