@@ -458,9 +458,14 @@ func (s *Service) applied(ctx context.Context, o *fold.Obligation, e *pinki.Even
 	return sameAct(&prev, e), nil
 }
 
-// sameAct reports whether two events on one obligation are equal but for ts.
+// sameAct reports whether two events on one obligation are equal but for ts,
+// comparing JSON values (a response, a target) as values.
 func sameAct(a, b *pinki.Event) bool {
 	x, y := *a, *b
 	x.TS, x.At, y.TS, y.At = "", 0, "", 0
+	if !sameJSON(x.Response, y.Response) || !sameJSON(x.Target, y.Target) {
+		return false
+	}
+	x.Response, y.Response, x.Target, y.Target = "", "", "", ""
 	return string(pinki.AppendLine(nil, &x)) == string(pinki.AppendLine(nil, &y))
 }

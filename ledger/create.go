@@ -225,17 +225,16 @@ func (s *Service) buildCreation(who pinki.Identity, in CreateInput) (pinki.Event
 	return e, warn, nil
 }
 
-// sameCreation reports whether a creation repeats the record (everything but
-// ts).
+// sameCreation reports whether a creation repeats the record: the same
+// content digest (every field but ts and meta, JSON values as values) and the
+// same meta.
 func sameCreation(o *fold.Obligation, e *pinki.Event) bool {
-	r := o.Event()
-	r.TS, r.At = e.TS, e.At
-	return string(pinki.AppendLine(nil, &r)) == string(pinki.AppendLine(nil, e))
+	return o.Record.Meta() == e.Meta && o.Digest() == pinki.Digest(e)
 }
 
 func hasBind(o *fold.Obligation, b *pinki.Event) bool {
 	for _, x := range o.Binds() {
-		if x.Target == b.Target && x.By == b.By {
+		if sameJSON(x.Target, b.Target) && x.By == b.By {
 			return true
 		}
 	}

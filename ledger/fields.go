@@ -229,13 +229,10 @@ func evidence(refs []string) ([]string, error) {
 	return out, nil
 }
 
-// compactJSON validates v as one JSON value of at most limit bytes and
-// returns it compacted.
+// compactJSON validates v as one JSON value (no duplicate keys, finite
+// numbers) of at most limit bytes once compacted, and returns it compacted,
+// in the writer's key order. Comparisons use its canonical form (sameJSON).
 func compactJSON(field string, v json.RawMessage, limit int) (string, error) {
-	if len(v) > limit {
-		return "", &pinki.Error{Code: pinki.CodeTooLarge, Field: field,
-			Message: fmt.Sprintf("%s is %d bytes, over the limit of %d", field, len(v), limit)}
-	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, v); err != nil {
 		return "", pinki.Invalid(field, "%s is not valid JSON: %v", field, err)
@@ -243,5 +240,23 @@ func compactJSON(field string, v json.RawMessage, limit int) (string, error) {
 	if _, err := jcs.Canonicalize(buf.Bytes()); err != nil {
 		return "", pinki.Invalid(field, "%s: %s", field, strings.TrimPrefix(err.Error(), "jcs: "))
 	}
+	if buf.Len() > limit {
+		return "", &pinki.Error{Code: pinki.CodeTooLarge, Field: field,
+			Message: fmt.Sprintf("%s is %d bytes, over the limit of %d", field, buf.Len(), limit)}
+	}
 	return buf.String(), nil
+}
+
+// sameJSON reports whether two JSON texts are the same value: equal in their
+// RFC 8785 canonical forms (key order and spacing do not matter).
+func sameJSON(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if a == "" || b == "" {
+		return false
+	}
+	ca, err1 := jcs.Canonicalize([]byte(a))
+	cb, err2 := jcs.Canonicalize([]byte(b))
+	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
 }

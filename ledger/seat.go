@@ -200,31 +200,28 @@ func (b *Briefing) render(now int64, owes, requests, proposals, owed []BriefItem
 		{"proposals awaiting its acceptance", proposals, &b.Proposals},
 		{"is owed", owed, &b.Owed},
 	}
-	shown := 0
+	// Every non-empty section keeps its heading and count, whatever the
+	// budget; the items fill what is left, most pressing first.
 	const reserve = 48 // room for the omitted line
+	room := primeBudget - out.Len() - reserve
+	for _, sec := range sections {
+		if len(sec.items) > 0 {
+			room -= len(heading(sec.title, len(sec.items)))
+		}
+	}
+	shown := 0
 	for _, sec := range sections {
 		*sec.dst = []BriefItem{}
 		if len(sec.items) == 0 {
 			continue
 		}
-		head := fmt.Sprintf("%s (%d):\n", sec.title, len(sec.items))
-		if out.Len()+len(head)+reserve > primeBudget {
-			continue
-		}
-		wroteHead := false
+		out.WriteString(heading(sec.title, len(sec.items)))
 		for _, it := range sec.items {
 			line := briefLine(now, it)
-			need := len(line)
-			if !wroteHead {
-				need += len(head)
-			}
-			if out.Len()+need+reserve > primeBudget {
+			if len(line) > room {
 				continue
 			}
-			if !wroteHead {
-				out.WriteString(head)
-				wroteHead = true
-			}
+			room -= len(line)
 			out.WriteString(line)
 			*sec.dst = append(*sec.dst, it)
 			shown++
@@ -236,6 +233,8 @@ func (b *Briefing) render(now int64, owes, requests, proposals, owed []BriefItem
 	}
 	b.Text = out.String()
 }
+
+func heading(title string, n int) string { return fmt.Sprintf("%s (%d):\n", title, n) }
 
 func briefLine(now int64, it BriefItem) string {
 	var b strings.Builder

@@ -125,24 +125,21 @@ func (s *Service) catchUp(ctx context.Context) error {
 		s.loaded = true
 	}
 	read := 0
-	pos, err := s.store.Read(ctx, s.fold.Position(), func(en pinki.Entry) error {
+	apply := func(en pinki.Entry) error {
 		if en.Err != nil && s.opts.OnUnknownLine != nil {
 			s.opts.OnUnknownLine(en.Seq, en.Raw, en.Err)
 		}
 		s.fold.ApplyEntry(&en)
 		read++
 		return nil
-	})
+	}
+	pos, err := s.store.Read(ctx, s.fold.Position(), apply)
 	if errors.Is(err, pinki.ErrReplaced) {
 		// The file under the fold was replaced (a checkout, a restore): fold
 		// it again from the start.
 		s.fold = fold.New()
 		read = 0
-		pos, err = s.store.Read(ctx, pinki.Position{}, func(en pinki.Entry) error {
-			s.fold.ApplyEntry(&en)
-			read++
-			return nil
-		})
+		pos, err = s.store.Read(ctx, pinki.Position{}, apply)
 	}
 	if err != nil {
 		return pinki.AsError(err)
