@@ -48,6 +48,9 @@ func (s *Service) Create(ctx context.Context, who pinki.Identity, in CreateInput
 		return Receipt{}, err
 	}
 	var bind *pinki.Event
+	if len(in.Target) > 0 && e.Type == pinki.TypeRequest {
+		return Receipt{}, notBindable("this request")
+	}
 	if len(in.Target) > 0 {
 		target, err := compactJSON("target", in.Target, pinki.MaxMeta)
 		if err != nil {

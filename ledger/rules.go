@@ -80,6 +80,9 @@ func checkEvent(l *fold.Ledger, e *pinki.Event, who pinki.Identity, replay bool)
 		if err := checkTarget(e.Target); err != nil {
 			return err
 		}
+		if o.Kind == fold.KindRequest {
+			return notBindable(o.ID())
+		}
 		if !o.Party(e.By) {
 			return forbidden("only a party of %s may bind it, not %q", o.ID(), e.By)
 		}
@@ -191,4 +194,10 @@ func notOwedYet(o *fold.Obligation) *pinki.Error {
 	}
 	return pinki.Invalid("id", "%s is not owed yet: the agreement awaits acceptance by %s", o.ID(), strings.Join(waiting, " and ")).
 		WithHint("decline it instead with --cancelled (debtor) or --released (creditor)")
+}
+
+// notBindable refuses a binding on a request: a request is closed only by its
+// typed answer, which no observed target can give.
+func notBindable(id string) *pinki.Error {
+	return pinki.Invalid("target", "a request is closed only by its typed answer, so %s cannot be bound to a verification target", id)
 }
