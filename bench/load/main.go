@@ -146,6 +146,7 @@ type stats struct {
 	writes, reads []time.Duration
 	idempotent    int
 	errors        map[string]int
+	samples       map[string]string // the first message of each error class
 }
 
 // ackLog writes acknowledged writes to a file from one goroutine.
@@ -259,8 +260,11 @@ func run(cfg config) error {
 		return fmt.Errorf("ack log: %v", err)
 	}
 	var all stats
-	all.errors = map[string]int{}
+	all.errors, all.samples = map[string]int{}, map[string]string{}
 	for _, r := range results {
+		for k, v := range r.samples {
+			all.samples[k] = v
+		}
 		all.writes = append(all.writes, r.writes...)
 		all.reads = append(all.reads, r.reads...)
 		all.idempotent += r.idempotent
@@ -281,7 +285,7 @@ func run(cfg config) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Printf("errors %s: %d\n", k, all.errors[k])
+			fmt.Printf("errors %s: %d (such as: %s)\n", k, all.errors[k], all.samples[k])
 		}
 	}
 	return nil
@@ -303,7 +307,7 @@ func report(what string, ds []time.Duration, elapsed time.Duration) {
 // work is one worker: it acts as seat me until ctx ends.
 func work(ctx context.Context, c *httpapi.Client, me seat, seats []seat, weights [nOps]int, total int, seed uint64, acks *ackLog) stats {
 	rng := rand.New(rand.NewPCG(seed, uint64(time.Now().UnixNano())))
-	st := stats{errors: map[string]int{}}
+	st := stats{errors: map[string]int{}, samples: map[string]string{}}
 	var open []string // ids this worker created and has not resolved
 	var mine []string // every id this worker created (for reads)
 	step := 0
@@ -358,7 +362,11 @@ func work(ctx context.Context, c *httpapi.Client, me seat, seats []seat, weights
 			if ctx.Err() != nil {
 				break
 			}
-			st.errors[opNames[o]+" "+string(pinki.ErrorCode(err))]++
+			class := opNames[o] + " " + string(pinki.ErrorCode(err))
+			st.errors[class]++
+			if _, ok := st.samples[class]; !ok {
+				st.samples[class] = err.Error()
+			}
 			if pinki.ErrorCode(err) == pinki.CodeUnavailable {
 				time.Sleep(50 * time.Millisecond) // the server is down: do not spin
 			}
