@@ -308,6 +308,15 @@ type Ledger struct {
 	ignoredBy map[string][]int // id -> indexes in ignored
 	unknown   []int64          // sequence numbers of lines not understood
 	pos       pinki.Position
+
+	// A seat's view (see Subset): seat is set, the ledger holds only what
+	// that seat's open obligations need, total is unknown (-1), wanted lists
+	// antecedents not declared yet, and incomplete is set once a line needs
+	// what the view left out.
+	seat       string
+	total      int
+	wanted     map[string]bool
+	incomplete bool
 }
 
 // New returns an empty Ledger.
@@ -383,6 +392,9 @@ func (l *Ledger) Apply(seq int64, e *pinki.Event) { l.apply(seq, 0, e) }
 
 func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 	l.pos.Seq = seq
+	if l.seat != "" && !l.viewWants(e) {
+		return
+	}
 	if e.Type.Creates() {
 		l.create(seq, offset, e)
 		return
