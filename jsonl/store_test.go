@@ -73,25 +73,16 @@ func appendBytes(path string, b []byte) {
 
 var epoch = time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
 
-// promise returns a decodable promise creation with id.
-func promise(id string) pinki.Event {
-	e, err := pinki.DecodeLine([]byte(promiseLine(id)))
-	if err != nil {
-		panic(err)
-	}
-	return e
-}
+var (
+	promise = storetest.Promise
+	amend   = storetest.Amend
+	readAll = storetest.ReadAll
+)
 
+// promiseLine is promise(id) as a ledger line.
 func promiseLine(id string) string {
-	return fmt.Sprintf(`{"ts":"2026-09-01T12:00:00Z","type":"promise","id":%q,"promise":"deliver %s","by":"alice","to":"bob","until":"2026-09-02T12:00:00Z"}`, id, id)
-}
-
-func amend(id string, n int) pinki.Event {
-	e, err := pinki.DecodeLine(fmt.Appendf(nil, `{"ts":"2026-09-01T12:00:00Z","type":"amend","promise":%q,"by":"alice","until":"2026-09-03T12:00:%02dZ"}`, id, n%60))
-	if err != nil {
-		panic(err)
-	}
-	return e
+	e := promise(id)
+	return storetest.Line(&e)
 }
 
 func ctx(t *testing.T) context.Context {
@@ -114,26 +105,9 @@ func ledgerPath(t *testing.T) string {
 	return filepath.Join(t.TempDir(), DirName, FileName)
 }
 
-func mustAppend(t *testing.T, s *Store, events ...pinki.Event) pinki.Position {
+func mustAppend(t *testing.T, s pinki.Store, events ...pinki.Event) pinki.Position {
 	t.Helper()
-	pos, err := s.Append(ctx(t), events, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pos
-}
-
-func readAll(t *testing.T, s *Store, from pinki.Position) ([]pinki.Entry, pinki.Position) {
-	t.Helper()
-	var out []pinki.Entry
-	end, err := s.Read(ctx(t), from, func(en pinki.Entry) error {
-		out = append(out, en)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("Read(%+v): %v", from, err)
-	}
-	return out, end
+	return storetest.MustAppend(t, s, events)
 }
 
 // quarantined returns the contents of every quarantine file beside path.

@@ -17,7 +17,7 @@ func decoded(e pinki.Event) pinki.Event {
 	if e.TS == "" {
 		e.TS = pinki.FormatTime(epoch)
 	}
-	d, err := pinki.DecodeLine([]byte(line(&e)))
+	d, err := pinki.DecodeLine([]byte(Line(&e)))
 	if err != nil {
 		panic(fmt.Sprintf("storetest: event %s %s does not decode: %v", e.Type, e.Key(), err))
 	}
@@ -27,20 +27,21 @@ func decoded(e pinki.Event) pinki.Event {
 // at returns the instant sec seconds after the epoch, as the ledger writes it.
 func at(sec int) string { return pinki.FormatTime(epoch.Add(time.Duration(sec) * time.Second)) }
 
-// promise is a promise creation by alice to bob.
-func promise(id string) pinki.Event {
+// Promise is a promise creation of id by alice to bob, due a day after the
+// suite's epoch.
+func Promise(id string) pinki.Event {
 	return decoded(pinki.Event{Type: pinki.TypePromise, ID: id, Text: "deliver " + id,
 		By: "alice", To: "bob", Until: at(86400)})
 }
 
-// amend moves id's horizon; n varies the deadline.
-func amend(id string, n int) pinki.Event {
+// Amend moves id's horizon (by alice); n varies the deadline.
+func Amend(id string, n int) pinki.Event {
 	return decoded(pinki.Event{Type: pinki.TypeAmend, Subject: id, By: "alice",
 		Until: at(2*86400 + n), Reason: fmt.Sprintf("nudge %d", n)})
 }
 
-// resolve closes id as satisfied with evidence ref.
-func resolve(id, ref string) pinki.Event {
+// Resolve closes id as satisfied (by alice) with evidence ref.
+func Resolve(id, ref string) pinki.Event {
 	return decoded(pinki.Event{Type: pinki.TypeResolve, Subject: id, As: pinki.Satisfied,
 		By: "alice", Evidence: []string{ref}})
 }

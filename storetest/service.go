@@ -83,7 +83,7 @@ func promiseInput(id string) ledger.CreateInput {
 // count is the number of entries the store holds.
 func count(t *testing.T, s pinki.Store) int {
 	t.Helper()
-	entries, _ := readAll(t, s, pinki.Position{})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	return len(entries)
 }
 
@@ -178,7 +178,7 @@ func testCreateWithTarget(t *testing.T, s pinki.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := readAll(t, s, pinki.Position{})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	if len(entries) != 2 || entries[0].Event.Type != pinki.TypePromise || entries[1].Event.Type != pinki.TypeBind ||
 		entries[1].Seq != entries[0].Seq+1 || r.Seq != entries[1].Seq || r.Rev != 2 {
 		t.Fatalf("creation with a target: receipt %+v, %d entries", r, len(entries))

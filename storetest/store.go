@@ -46,7 +46,7 @@ func RunStore(t *testing.T, open func(t *testing.T) pinki.Store) {
 }
 
 func testEmpty(t *testing.T, s pinki.Store) {
-	entries, end := readAll(t, s, pinki.Position{})
+	entries, end := ReadAll(t, s, pinki.Position{})
 	if len(entries) != 0 || end.Seq != 0 {
 		t.Fatalf("a new store reads %d entries up to %+v, want none at seq 0", len(entries), end)
 	}
@@ -62,10 +62,10 @@ func testEmpty(t *testing.T, s pinki.Store) {
 func testRoundTrip(t *testing.T, s pinki.Store) {
 	events := everyKind()
 	for i := range events {
-		mustAppend(t, s, events[i:i+1])
+		MustAppend(t, s, events[i:i+1])
 	}
-	mustAppend(t, s, events)
-	entries, _ := readAll(t, s, pinki.Position{})
+	MustAppend(t, s, events)
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	want := append(append([]pinki.Event(nil), events...), events...)
 	if len(entries) != len(want) {
 		t.Fatalf("read %d entries, want %d", len(entries), len(want))
@@ -79,7 +79,7 @@ func testRoundTrip(t *testing.T, s pinki.Store) {
 			t.Fatalf("entry %d has seq %d after seq %d", i, en.Seq, last)
 		}
 		last = en.Seq
-		if got, want := line(&en.Event), line(&want[i]); got != want {
+		if got, want := Line(&en.Event), Line(&want[i]); got != want {
 			t.Fatalf("entry %d (seq %d) changed in the store:\n got %s\nwant %s", i, en.Seq, got, want)
 		}
 		if en.Event.At != want[i].At || en.Event.UntilAt != want[i].UntilAt {
@@ -95,18 +95,18 @@ func testPositions(t *testing.T, s pinki.Store) {
 	var prev pinki.Position
 	var ends []int64
 	for i := 0; i < 6; i++ {
-		batch := []pinki.Event{promise(fmt.Sprintf("pos-%d", i))}
+		batch := []pinki.Event{Promise(fmt.Sprintf("pos-%d", i))}
 		for j := 0; j < i%3; j++ {
-			batch = append(batch, amend(fmt.Sprintf("pos-%d", i), j))
+			batch = append(batch, Amend(fmt.Sprintf("pos-%d", i), j))
 		}
-		pos := mustAppend(t, s, batch)
+		pos := MustAppend(t, s, batch)
 		if pos.Seq != prev.Seq+int64(len(batch)) {
 			t.Fatalf("append %d of %d events returned seq %d after seq %d", i, len(batch), pos.Seq, prev.Seq)
 		}
 		prev = pos
 		ends = append(ends, pos.Seq)
 	}
-	entries, end := readAll(t, s, pinki.Position{})
+	entries, end := ReadAll(t, s, pinki.Position{})
 	if end.Seq != prev.Seq {
 		t.Fatalf("Read ended at seq %d, the last Append at seq %d", end.Seq, prev.Seq)
 	}
@@ -123,7 +123,7 @@ func testPositions(t *testing.T, s pinki.Store) {
 		}
 	}
 	// Reading on from the end finds nothing and stays there.
-	more, again := readAll(t, s, end)
+	more, again := ReadAll(t, s, end)
 	if len(more) != 0 || again.Seq != end.Seq {
 		t.Fatalf("Read from the end read %d entries up to seq %d, want none at seq %d", len(more), again.Seq, end.Seq)
 	}
@@ -135,19 +135,19 @@ func testReadFrom(t *testing.T, s pinki.Store) {
 	var positions []pinki.Position
 	var events []pinki.Event
 	for i := 0; i < 8; i++ {
-		e := promise(fmt.Sprintf("from-%d", i))
+		e := Promise(fmt.Sprintf("from-%d", i))
 		events = append(events, e)
-		positions = append(positions, mustAppend(t, s, []pinki.Event{e}))
+		positions = append(positions, MustAppend(t, s, []pinki.Event{e}))
 	}
 	check := func(from pinki.Position, wantFrom int) {
 		t.Helper()
-		entries, end := readAll(t, s, from)
+		entries, end := ReadAll(t, s, from)
 		if len(entries) != len(events)-wantFrom {
 			t.Fatalf("Read(%+v) read %d entries, want %d", from, len(entries), len(events)-wantFrom)
 		}
 		for i, en := range entries {
-			if en.Err != nil || line(&en.Event) != line(&events[wantFrom+i]) {
-				t.Fatalf("Read(%+v): entry %d is %s, want %s", from, i, line(&en.Event), line(&events[wantFrom+i]))
+			if en.Err != nil || Line(&en.Event) != Line(&events[wantFrom+i]) {
+				t.Fatalf("Read(%+v): entry %d is %s, want %s", from, i, Line(&en.Event), Line(&events[wantFrom+i]))
 			}
 		}
 		if end.Seq != positions[len(positions)-1].Seq {
@@ -164,12 +164,12 @@ func testReadFrom(t *testing.T, s pinki.Store) {
 // testReadStopsAtStart checks that Read stops at the end of the ledger as it
 // was when Read began, even when an append lands during the Read.
 func testReadStopsAtStart(t *testing.T, s pinki.Store) {
-	mustAppend(t, s, []pinki.Event{promise("snap-1")})
-	mustAppend(t, s, []pinki.Event{promise("snap-2")})
+	MustAppend(t, s, []pinki.Event{Promise("snap-1")})
+	MustAppend(t, s, []pinki.Event{Promise("snap-2")})
 	n := 0
 	end, err := s.Read(testContext(t), pinki.Position{}, func(en pinki.Entry) error {
 		if n == 0 {
-			mustAppend(t, s, []pinki.Event{promise("snap-3")})
+			MustAppend(t, s, []pinki.Event{Promise("snap-3")})
 		}
 		n++
 		return nil
@@ -180,7 +180,7 @@ func testReadStopsAtStart(t *testing.T, s pinki.Store) {
 	if n != 2 {
 		t.Fatalf("a Read that began with 2 entries read %d", n)
 	}
-	more, _ := readAll(t, s, end)
+	more, _ := ReadAll(t, s, end)
 	if len(more) != 1 || more[0].Event.ID != "snap-3" {
 		t.Fatalf("reading on from %+v found %d entries, want snap-3 alone", end, len(more))
 	}
@@ -190,7 +190,7 @@ func testReadStopsAtStart(t *testing.T, s pinki.Store) {
 // and that a cancelled context ends a read with the context's error.
 func testReadErrors(t *testing.T, s pinki.Store) {
 	for i := 0; i < 5; i++ {
-		mustAppend(t, s, []pinki.Event{promise(fmt.Sprintf("rerr-%d", i))})
+		MustAppend(t, s, []pinki.Event{Promise(fmt.Sprintf("rerr-%d", i))})
 	}
 	stop := errors.New("enough")
 	calls := 0
@@ -224,9 +224,9 @@ func testFetch(t *testing.T, s pinki.Store) {
 		t.Skipf("%T does not implement pinki.Fetcher", s)
 	}
 	events := everyKind()
-	mustAppend(t, s, events[:4])
-	mustAppend(t, s, events[4:])
-	entries, _ := readAll(t, s, pinki.Position{})
+	MustAppend(t, s, events[:4])
+	MustAppend(t, s, events[4:])
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	var refs []pinki.LineRef
 	var want []pinki.Entry
 	for i := len(entries) - 1; i >= 0; i -= 2 { // backwards, every other line
@@ -241,42 +241,42 @@ func testFetch(t *testing.T, s pinki.Store) {
 		t.Fatalf("fetched %d entries for %d refs", len(got), len(refs))
 	}
 	for i := range got {
-		if got[i].Seq != want[i].Seq || got[i].Err != nil || line(&got[i].Event) != line(&want[i].Event) {
-			t.Fatalf("fetch %d: seq %d %s, want seq %d %s", i, got[i].Seq, line(&got[i].Event), want[i].Seq, line(&want[i].Event))
+		if got[i].Seq != want[i].Seq || got[i].Err != nil || Line(&got[i].Event) != Line(&want[i].Event) {
+			t.Fatalf("fetch %d: seq %d %s, want seq %d %s", i, got[i].Seq, Line(&got[i].Event), want[i].Seq, Line(&want[i].Event))
 		}
 	}
 }
 
 func testFenceAfterSeen(t *testing.T, s pinki.Store) {
-	p1 := mustAppend(t, s, []pinki.Event{promise("fa")})
-	p2 := mustAppend(t, s, []pinki.Event{amend("fa", 1)}, pinki.Fence{Subject: "fa", Version: 1, Seen: p1})
-	_, err := s.Append(testContext(t), []pinki.Event{amend("fa", 2)}, []pinki.Fence{{Subject: "fa", Version: 1, Seen: p1}})
+	p1 := MustAppend(t, s, []pinki.Event{Promise("fa")})
+	p2 := MustAppend(t, s, []pinki.Event{Amend("fa", 1)}, pinki.Fence{Subject: "fa", Version: 1, Seen: p1})
+	_, err := s.Append(testContext(t), []pinki.Event{Amend("fa", 2)}, []pinki.Fence{{Subject: "fa", Version: 1, Seen: p1}})
 	wantCode(t, err, pinki.CodeConflict, "append fenced at a position before a later change")
 	// Other subjects appended after Seen do not fail the fence.
-	mustAppend(t, s, []pinki.Event{promise("fb")})
-	mustAppend(t, s, []pinki.Event{amend("fa", 3)}, pinki.Fence{Subject: "fa", Version: 2, Seen: p2})
+	MustAppend(t, s, []pinki.Event{Promise("fb")})
+	MustAppend(t, s, []pinki.Event{Amend("fa", 3)}, pinki.Fence{Subject: "fa", Version: 2, Seen: p2})
 	// A fence by sequence number alone works the same.
-	_, err = s.Append(testContext(t), []pinki.Event{amend("fa", 4)}, []pinki.Fence{{Subject: "fa", Version: 2, Seen: pinki.Position{Seq: p2.Seq}}})
+	_, err = s.Append(testContext(t), []pinki.Event{Amend("fa", 4)}, []pinki.Fence{{Subject: "fa", Version: 2, Seen: pinki.Position{Seq: p2.Seq}}})
 	wantCode(t, err, pinki.CodeConflict, "append fenced by seq before a later change")
-	entries, _ := readAll(t, s, pinki.Position{})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	if len(entries) != 4 {
 		t.Fatalf("the ledger holds %d entries, want 4: a failed fence must append nothing", len(entries))
 	}
 }
 
 func testFenceCreation(t *testing.T, s pinki.Store) {
-	p0 := mustAppend(t, s, []pinki.Event{promise("other")})
-	mustAppend(t, s, []pinki.Event{promise("fc")}, pinki.Fence{Subject: "fc", Version: 0, Seen: p0})
-	_, err := s.Append(testContext(t), []pinki.Event{promise("fc")}, []pinki.Fence{{Subject: "fc", Version: 0, Seen: p0}})
+	p0 := MustAppend(t, s, []pinki.Event{Promise("other")})
+	MustAppend(t, s, []pinki.Event{Promise("fc")}, pinki.Fence{Subject: "fc", Version: 0, Seen: p0})
+	_, err := s.Append(testContext(t), []pinki.Event{Promise("fc")}, []pinki.Fence{{Subject: "fc", Version: 0, Seen: p0}})
 	wantCode(t, err, pinki.CodeConflict, "second creation fenced at version 0")
 	// An event naming an id before its creation takes the id too.
-	p1 := mustAppend(t, s, []pinki.Event{amend("dangling", 1)})
-	_, err = s.Append(testContext(t), []pinki.Event{promise("dangling")}, []pinki.Fence{{Subject: "dangling", Version: 0, Seen: p0}})
+	p1 := MustAppend(t, s, []pinki.Event{Amend("dangling", 1)})
+	_, err = s.Append(testContext(t), []pinki.Event{Promise("dangling")}, []pinki.Fence{{Subject: "dangling", Version: 0, Seen: p0}})
 	wantCode(t, err, pinki.CodeConflict, "creation fenced before a dangling event named the id")
-	mustAppend(t, s, []pinki.Event{promise("dangling")}, pinki.Fence{Subject: "dangling", Version: 1, Seen: p1})
+	MustAppend(t, s, []pinki.Event{Promise("dangling")}, pinki.Fence{Subject: "dangling", Version: 1, Seen: p1})
 	// A creation fence on the empty ledger's start.
-	mustAppend(t, s, []pinki.Event{promise("fresh")}, pinki.Fence{Subject: "fresh", Version: 0})
-	entries, _ := readAll(t, s, pinki.Position{})
+	MustAppend(t, s, []pinki.Event{Promise("fresh")}, pinki.Fence{Subject: "fresh", Version: 0})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	if len(entries) != 5 {
 		t.Fatalf("the ledger holds %d entries, want 5", len(entries))
 	}
@@ -285,14 +285,14 @@ func testFenceCreation(t *testing.T, s pinki.Store) {
 // testFenceFailsWholeBatch checks that one failing fence refuses the whole
 // append, including the events the other fences would have allowed.
 func testFenceFailsWholeBatch(t *testing.T, s pinki.Store) {
-	p1 := mustAppend(t, s, []pinki.Event{promise("wa")})
-	mustAppend(t, s, []pinki.Event{amend("wa", 1)})
-	_, err := s.Append(testContext(t), []pinki.Event{promise("wb"), amend("wa", 2)}, []pinki.Fence{
+	p1 := MustAppend(t, s, []pinki.Event{Promise("wa")})
+	MustAppend(t, s, []pinki.Event{Amend("wa", 1)})
+	_, err := s.Append(testContext(t), []pinki.Event{Promise("wb"), Amend("wa", 2)}, []pinki.Fence{
 		{Subject: "wb", Version: 0, Seen: p1},
 		{Subject: "wa", Version: 1, Seen: p1},
 	})
 	wantCode(t, err, pinki.CodeConflict, "batch with one stale fence")
-	entries, _ := readAll(t, s, pinki.Position{})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	if len(entries) != 2 {
 		t.Fatalf("the ledger holds %d entries, want 2", len(entries))
 	}
@@ -307,11 +307,11 @@ func testFenceFailsWholeBatch(t *testing.T, s pinki.Store) {
 // once, so that several land in one group commit: the first wins, every other
 // conflicts, whether it was decided in the same batch or a later one.
 func testFenceBatchSameSubject(t *testing.T, s pinki.Store) {
-	seen := mustAppend(t, s, []pinki.Event{promise("gb")})
+	seen := MustAppend(t, s, []pinki.Event{Promise("gb")})
 	for round := 0; round < 5; round++ {
 		const n = 16
 		errs := race(n, func(i int) error {
-			_, err := s.Append(testContext(t), []pinki.Event{amend("gb", round*100+i)},
+			_, err := s.Append(testContext(t), []pinki.Event{Amend("gb", round*100+i)},
 				[]pinki.Fence{{Subject: "gb", Version: 1 + round, Seen: seen}})
 			return err
 		})
@@ -326,7 +326,7 @@ func testFenceBatchSameSubject(t *testing.T, s pinki.Store) {
 		if wins != 1 {
 			t.Fatalf("round %d: %d of %d writers fenced at one position won, want exactly 1", round, wins, n)
 		}
-		_, seen = readAll(t, s, pinki.Position{})
+		_, seen = ReadAll(t, s, pinki.Position{})
 		if seen.Seq != int64(2+round) {
 			t.Fatalf("round %d: the ledger ends at seq %d, want %d", round, seen.Seq, 2+round)
 		}
@@ -336,18 +336,18 @@ func testFenceBatchSameSubject(t *testing.T, s pinki.Store) {
 // testAtomicBatch checks that a multi-event append lands in order, with
 // consecutive sequence numbers, and reads back as a unit.
 func testAtomicBatch(t *testing.T, s pinki.Store) {
-	mustAppend(t, s, []pinki.Event{promise("before")})
-	batch := []pinki.Event{promise("ab"), amend("ab", 1), amend("ab", 2), resolve("ab", "https://example.org/ab")}
-	pos := mustAppend(t, s, batch, pinki.Fence{Subject: "ab", Version: 0})
-	mustAppend(t, s, []pinki.Event{promise("after")})
-	entries, _ := readAll(t, s, pinki.Position{})
+	MustAppend(t, s, []pinki.Event{Promise("before")})
+	batch := []pinki.Event{Promise("ab"), Amend("ab", 1), Amend("ab", 2), Resolve("ab", "https://example.org/ab")}
+	pos := MustAppend(t, s, batch, pinki.Fence{Subject: "ab", Version: 0})
+	MustAppend(t, s, []pinki.Event{Promise("after")})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	if len(entries) != 6 {
 		t.Fatalf("read %d entries, want 6", len(entries))
 	}
 	for i, e := range batch {
 		en := entries[1+i]
-		if line(&en.Event) != line(&e) {
-			t.Fatalf("batch event %d reads as %s, want %s", i, line(&en.Event), line(&e))
+		if Line(&en.Event) != Line(&e) {
+			t.Fatalf("batch event %d reads as %s, want %s", i, Line(&en.Event), Line(&e))
 		}
 		if en.Seq != pos.Seq-int64(len(batch)-1-i) {
 			t.Fatalf("batch event %d has seq %d; the batch ended at seq %d", i, en.Seq, pos.Seq)
@@ -359,15 +359,15 @@ func testAppendNothing(t *testing.T, s pinki.Store) {
 	if _, err := s.Append(testContext(t), nil, nil); err == nil {
 		t.Fatal("an append of no events succeeded")
 	}
-	entries, _ := readAll(t, s, pinki.Position{})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	if len(entries) != 0 {
 		t.Fatalf("an empty append left %d entries", len(entries))
 	}
 }
 
 func testWait(t *testing.T, s pinki.Store) {
-	p1 := mustAppend(t, s, []pinki.Event{promise("w1")})
-	p2 := mustAppend(t, s, []pinki.Event{promise("w2")})
+	p1 := MustAppend(t, s, []pinki.Event{Promise("w1")})
+	p2 := MustAppend(t, s, []pinki.Event{Promise("w2")})
 	for _, after := range []pinki.Position{{}, p1, {Seq: p1.Seq}} {
 		if err := s.Wait(testContext(t), after); err != nil {
 			t.Fatalf("Wait(%+v) with an entry after it: %v", after, err)
@@ -396,7 +396,7 @@ func testWait(t *testing.T, s pinki.Store) {
 }
 
 func testWaitWakes(t *testing.T, s pinki.Store) {
-	end := mustAppend(t, s, []pinki.Event{promise("ww0")})
+	end := MustAppend(t, s, []pinki.Event{Promise("ww0")})
 	for i := 1; i <= 3; i++ {
 		done := make(chan error, 1)
 		from := end
@@ -404,7 +404,7 @@ func testWaitWakes(t *testing.T, s pinki.Store) {
 			from = pinki.Position{Seq: end.Seq}
 		}
 		go func() { done <- s.Wait(testContext(t), from) }()
-		end = mustAppend(t, s, []pinki.Event{promise(fmt.Sprintf("ww%d", i))})
+		end = MustAppend(t, s, []pinki.Event{Promise(fmt.Sprintf("ww%d", i))})
 		if err := <-done; err != nil {
 			t.Fatalf("Wait(%+v) across an append: %v", from, err)
 		}
@@ -431,9 +431,9 @@ func testConcurrentAppenders(t *testing.T, s pinki.Store) {
 			var seen pinki.Position
 			for i := 0; i < appends; i++ {
 				id := fmt.Sprintf("c%d-%d", w, i)
-				batch := []pinki.Event{promise(id)}
+				batch := []pinki.Event{Promise(id)}
 				for j := 0; j < i%3; j++ {
-					batch = append(batch, amend(id, j))
+					batch = append(batch, Amend(id, j))
 				}
 				var fences []pinki.Fence
 				if i%2 == 0 {
@@ -458,7 +458,7 @@ func testConcurrentAppenders(t *testing.T, s pinki.Store) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	entries, _ := readAll(t, s, pinki.Position{})
+	entries, _ := ReadAll(t, s, pinki.Position{})
 	bySeq := map[int64]int{}
 	creations := map[string]int{}
 	var last int64
@@ -514,9 +514,9 @@ func testRacingWriters(t *testing.T, s pinki.Store) {
 	const n = 12
 	for round := 0; round < 3; round++ {
 		id := fmt.Sprintf("race-%d", round)
-		seen := mustAppend(t, s, []pinki.Event{promise(id)})
+		seen := MustAppend(t, s, []pinki.Event{Promise(id)})
 		results := race(n, func(i int) error {
-			_, err := s.Append(testContext(t), []pinki.Event{resolve(id, fmt.Sprintf("https://example.org/%d", i))},
+			_, err := s.Append(testContext(t), []pinki.Event{Resolve(id, fmt.Sprintf("https://example.org/%d", i))},
 				[]pinki.Fence{{Subject: id, Version: 1, Seen: seen}})
 			return err
 		})
@@ -534,7 +534,7 @@ func testRacingWriters(t *testing.T, s pinki.Store) {
 		if winner < 0 {
 			t.Fatalf("round %d: no writer won", round)
 		}
-		entries, _ := readAll(t, s, seen)
+		entries, _ := ReadAll(t, s, seen)
 		if len(entries) != 1 || entries[0].Event.Evidence[0] != fmt.Sprintf("https://example.org/%d", winner) {
 			t.Fatalf("round %d: the ledger holds %d resolves after the creation, want the winner's alone", round, len(entries))
 		}
@@ -542,7 +542,7 @@ func testRacingWriters(t *testing.T, s pinki.Store) {
 }
 
 func testClose(t *testing.T, s pinki.Store) {
-	end := mustAppend(t, s, []pinki.Event{promise("cl")})
+	end := MustAppend(t, s, []pinki.Event{Promise("cl")})
 	waited := make(chan error, 1)
 	go func() { waited <- s.Wait(testContext(t), end) }()
 	if err := s.Close(); err != nil {
@@ -559,7 +559,7 @@ func testClose(t *testing.T, s pinki.Store) {
 	case <-time.After(timeout):
 		t.Fatal("a Wait blocked across Close did not return")
 	}
-	_, err := s.Append(testContext(t), []pinki.Event{promise("late")}, nil)
+	_, err := s.Append(testContext(t), []pinki.Event{Promise("late")}, nil)
 	wantCode(t, err, pinki.CodeUnavailable, "Append after Close")
 	if err := s.Wait(testContext(t), end); err == nil {
 		t.Fatal("Wait after Close returned nil with nothing appended")
@@ -569,14 +569,14 @@ func testClose(t *testing.T, s pinki.Store) {
 // testCloseRacingAppends closes the store while appends are under way: every
 // Append returns, either acknowledged or with CodeUnavailable.
 func testCloseRacingAppends(t *testing.T, s pinki.Store) {
-	mustAppend(t, s, []pinki.Event{promise("cr")})
+	MustAppend(t, s, []pinki.Event{Promise("cr")})
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := 0; ; j++ {
-				_, err := s.Append(testContext(t), []pinki.Event{amend("cr", i*1000+j)}, nil)
+				_, err := s.Append(testContext(t), []pinki.Event{Amend("cr", i*1000+j)}, nil)
 				if err != nil {
 					if code := pinki.ErrorCode(err); code != pinki.CodeUnavailable {
 						t.Errorf("append racing Close: %v (code %s), want success or unavailable", err, code)

@@ -51,8 +51,9 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// readAll reads every entry after from.
-func readAll(t *testing.T, s pinki.Store, from pinki.Position) ([]pinki.Entry, pinki.Position) {
+// ReadAll reads every entry after from, failing the test on error, and
+// returns them with the position Read ended at.
+func ReadAll(t *testing.T, s pinki.Store, from pinki.Position) ([]pinki.Entry, pinki.Position) {
 	t.Helper()
 	var out []pinki.Entry
 	end, err := s.Read(testContext(t), from, func(en pinki.Entry) error {
@@ -65,8 +66,8 @@ func readAll(t *testing.T, s pinki.Store, from pinki.Position) ([]pinki.Entry, p
 	return out, end
 }
 
-// mustAppend appends and fails the test on error.
-func mustAppend(t *testing.T, s pinki.Store, events []pinki.Event, fences ...pinki.Fence) pinki.Position {
+// MustAppend appends events with fences, failing the test on error.
+func MustAppend(t *testing.T, s pinki.Store, events []pinki.Event, fences ...pinki.Fence) pinki.Position {
 	t.Helper()
 	pos, err := s.Append(testContext(t), events, fences)
 	if err != nil {
@@ -116,8 +117,9 @@ func describe(events []pinki.Event) string {
 	return fmt.Sprintf("%d events", len(events))
 }
 
-// line renders an event as the ledger line the store must hand back.
-func line(e *pinki.Event) string {
+// Line renders an event as the ledger line (without its newline) a store
+// must hand back.
+func Line(e *pinki.Event) string {
 	b := pinki.AppendLine(nil, e)
 	return string(b[:len(b)-1])
 }

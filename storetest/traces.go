@@ -74,15 +74,15 @@ type traceBackend struct {
 // byte-identical.
 func (b *traceBackend) Append(t *testing.T, events []pinki.Event) {
 	t.Helper()
-	_, before := readAll(t, b.store, pinki.Position{})
-	mustAppend(t, b.store, events)
-	got, _ := readAll(t, b.store, before)
+	_, before := ReadAll(t, b.store, pinki.Position{})
+	MustAppend(t, b.store, events)
+	got, _ := ReadAll(t, b.store, before)
 	if len(got) != len(events) {
 		t.Fatalf("appended %d events, read back %d", len(events), len(got))
 	}
 	for i := range events {
-		if got[i].Err != nil || line(&got[i].Event) != line(&events[i]) {
-			t.Fatalf("event %d changed in the store:\n got %s\nwant %s", i, line(&got[i].Event), line(&events[i]))
+		if got[i].Err != nil || Line(&got[i].Event) != Line(&events[i]) {
+			t.Fatalf("event %d changed in the store:\n got %s\nwant %s", i, Line(&got[i].Event), Line(&events[i]))
 		}
 	}
 }
