@@ -1,6 +1,9 @@
 package pinki
 
-import "context"
+import (
+	"context"
+	"io"
+)
 
 // Position is a point in a ledger: Seq events (lines) lie before it. Mark is an
 // adapter's private resume hint for that point (the file ledger's byte offset);
@@ -58,11 +61,12 @@ type Store interface {
 
 // Snapshots is implemented by stores that can keep a derived cache of the
 // folded ledger (the file ledger does, under .pinki/). A snapshot is opaque
-// bytes valid for one position; Load returns ok=false when there is none or it
-// no longer matches the ledger. Deleting snapshots is always safe.
+// bytes valid for one position; Load returns ok=false when there is none or
+// it no longer matches the ledger. Save calls write to stream the bytes.
+// Deleting snapshots is always safe.
 type Snapshots interface {
 	LoadSnapshot(name string) (data []byte, at Position, ok bool)
-	SaveSnapshot(name string, data []byte, at Position) error
+	SaveSnapshot(name string, at Position, write func(io.Writer) error) error
 }
 
 // Role is what an authenticated identity may do beyond its own seat's acts.

@@ -306,7 +306,7 @@ type Ledger struct {
 	named     map[string]int
 	ignored   []Ignored
 	ignoredBy map[string][]int // id -> indexes in ignored
-	unknown   []int64          // sequence numbers of lines not understood
+	unknown   []UnknownLine    // lines not understood
 	pos       pinki.Position
 
 	// A seat's view (see Subset): seat is set, the ledger holds only what
@@ -367,14 +367,21 @@ func (l *Ledger) IgnoredFor(id string) []Ignored {
 	return out
 }
 
-// Unknown returns the sequence numbers of lines the store could not decode.
-func (l *Ledger) Unknown() []int64 { return l.unknown }
+// UnknownLine is a line the store could not decode: its sequence number and
+// why.
+type UnknownLine struct {
+	Seq int64
+	Err string
+}
+
+// Unknown returns the lines the store could not decode, in ledger order.
+func (l *Ledger) Unknown() []UnknownLine { return l.unknown }
 
 // ApplyEntry applies one store entry: a decoded event, or a line this version
 // does not understand (recorded by its sequence number, otherwise skipped).
 func (l *Ledger) ApplyEntry(en *pinki.Entry) {
 	if en.Err != nil {
-		l.unknown = append(l.unknown, en.Seq)
+		l.unknown = append(l.unknown, UnknownLine{Seq: en.Seq, Err: en.Err.Error()})
 		l.pos.Seq = en.Seq
 		return
 	}

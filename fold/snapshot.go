@@ -1,9 +1,11 @@
 package fold
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"unsafe"
 
 	"github.com/pinki-ledger/pinki"
@@ -39,9 +41,19 @@ func typeCode(t pinki.Type) byte {
 	return 0
 }
 
-// Snapshot encodes the ledger.
+// Snapshot encodes the ledger into bytes.
 func (l *Ledger) Snapshot() []byte {
-	w := snapWriter{b: make([]byte, 0, 64+len(l.order)*160)}
+	var buf bytes.Buffer
+	l.WriteSnapshot(&buf) // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
+// WriteSnapshot encodes the ledger to out, a piece at a time, so that
+// encoding a large fold does not hold a second copy of it in memory.
+//
+// Errors: whatever out returns.
+func (l *Ledger) WriteSnapshot(out io.Writer) error {
+	w := snapWriter{b: make([]byte, 0, 64<<10), out: out}
 	w.b = append(w.b, snapMagic...)
 	w.b = append(w.b, snapVersion)
 	w.flag(l.seat != "")
@@ -52,11 +64,13 @@ func (l *Ledger) Snapshot() []byte {
 	w.uint(uint64(len(l.order)))
 	for _, o := range l.order {
 		w.obligation(o)
+		w.spill()
 	}
 	w.uint(uint64(len(l.named)))
 	for id, n := range l.named {
 		w.str(id)
 		w.uint(uint64(n))
+		w.spill()
 	}
 	w.uint(uint64(len(l.ignored)))
 	for _, ig := range l.ignored {
@@ -64,20 +78,41 @@ func (l *Ledger) Snapshot() []byte {
 		line := pinki.AppendLine(nil, &ig.Event)
 		w.str(string(line[:len(line)-1]))
 		w.str(ig.Why)
+		w.spill()
 	}
 	w.uint(uint64(len(l.unknown)))
-	for _, seq := range l.unknown {
-		w.int(seq)
+	for _, u := range l.unknown {
+		w.int(u.Seq)
+		w.str(u.Err)
 	}
 	w.uint(uint64(len(l.wanted)))
 	for id := range l.wanted {
 		w.str(id)
 	}
 	w.flag(l.incomplete)
-	return w.b
+	return w.flush()
 }
 
-type snapWriter struct{ b []byte }
+type snapWriter struct {
+	b   []byte
+	out io.Writer
+	err error
+}
+
+// spill writes what is buffered once there is enough of it.
+func (w *snapWriter) spill() {
+	if len(w.b) >= 48<<10 {
+		w.flush()
+	}
+}
+
+func (w *snapWriter) flush() error {
+	if w.err == nil && len(w.b) > 0 {
+		_, w.err = w.out.Write(w.b)
+	}
+	w.b = w.b[:0]
+	return w.err
+}
 
 func (w *snapWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
 func (w *snapWriter) int(v int64)   { w.b = binary.AppendVarint(w.b, v) }
@@ -218,7 +253,7 @@ func LoadSnapshot(data []byte) (l *Ledger, err error) {
 		l.ignored = append(l.ignored, Ignored{Seq: seq, Event: e, Why: why})
 	}
 	for n := r.count(); n > 0; n-- {
-		l.unknown = append(l.unknown, r.int())
+		l.unknown = append(l.unknown, UnknownLine{Seq: r.int(), Err: r.str()})
 	}
 	if l.seat != "" {
 		l.wanted = map[string]bool{}

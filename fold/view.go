@@ -16,6 +16,7 @@ import "github.com/pinki-ledger/pinki"
 func (l *Ledger) Subset(seat string) *Ledger {
 	v := New()
 	v.seat, v.total, v.pos = seat, -1, l.pos
+	v.unknown = append(v.unknown, l.unknown...) // a reader reports them whatever it answers from
 	v.wanted = map[string]bool{}
 	add := func(o *Obligation) bool {
 		if v.obs[o.Record.ID] != nil {

@@ -118,7 +118,8 @@ type Page struct {
 	Items []Item `json:"items"`
 	Next  int64  `json:"next,omitempty"`
 	// Total is how many obligations the ledger holds (readable by who),
-	// whatever the filter.
+	// whatever the filter; -1 when the page was answered from a seat's
+	// cached view, which does not count the rest of the ledger.
 	Total int `json:"total"`
 }
 
@@ -132,9 +133,9 @@ func (s *Service) List(ctx context.Context, who pinki.Identity, f Filter) (Page,
 		}
 	}
 	var p Page
-	err := s.view(ctx, func(l *fold.Ledger) error {
+	answer := func(l *fold.Ledger) error {
+		p = Page{Items: []Item{}}
 		ev := l.At(s.at(f.Now))
-		p.Items = []Item{}
 		for _, o := range l.Obligations() {
 			if !canRead(who, o) {
 				continue
@@ -153,7 +154,42 @@ func (s *Service) List(ctx context.Context, who pinki.Identity, f Filter) (Page,
 			}
 			p.Items = append(p.Items, item(o, st))
 		}
+		if l.Seat() != "" {
+			p.Total = -1
+		}
 		return nil
-	})
-	return p, err
+	}
+	seat := f.viewSeat()
+	if done, err := s.fromView(ctx, seat, answer); done || err != nil {
+		return p, err
+	}
+	if err := s.view(ctx, answer); err != nil {
+		return p, err
+	}
+	s.saveView(seat)
+	return p, nil
+}
+
+// viewSeat is the seat whose cached view can answer f, or "": a listing of
+// one seat's open obligations.
+func (f *Filter) viewSeat() string {
+	seat := f.By
+	if seat == "" {
+		seat = f.To
+	}
+	if seat == "" {
+		seat = f.Party
+	}
+	if len(f.States) > 0 {
+		for _, st := range f.States {
+			if !st.Open() {
+				return ""
+			}
+		}
+		return seat
+	}
+	if f.Scope == ScopeAll {
+		return ""
+	}
+	return seat
 }

@@ -125,7 +125,8 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 	now := s.at(q.Now)
 	b := Briefing{Seat: seatName, Now: pinki.FormatTime(time.Unix(0, now).Truncate(time.Second))}
 	var owes, requests, proposals, owed []BriefItem
-	err = s.view(ctx, func(l *fold.Ledger) error {
+	answer := func(l *fold.Ledger) error {
+		owes, requests, proposals, owed = nil, nil, nil, nil
 		ev := l.At(now)
 		for _, o := range l.Obligations() {
 			if !o.Party(seatName) {
@@ -161,7 +162,13 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 			}
 		}
 		return nil
-	})
+	}
+	done, err := s.fromView(ctx, seatName, answer)
+	if !done && err == nil {
+		if err = s.view(ctx, answer); err == nil {
+			s.saveView(seatName)
+		}
+	}
 	if err != nil {
 		return Briefing{}, err
 	}

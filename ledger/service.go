@@ -269,6 +269,3 @@ func (s *Service) finish(ctx context.Context, r Receipt) (Receipt, error) {
 }
 
 func (s *Service) nowNanos() int64 { return s.opts.Clock().UnixNano() }
-
-func (s *Service) loadSnapshot() {}
-func (s *Service) saveSnapshot() {}

@@ -69,11 +69,14 @@ with --json it prints [].`,
 
 // emptyNote says on stderr why a listing is empty.
 func (a *app) emptyNote(total int, hint string) {
-	if total == 0 {
+	switch {
+	case total == 0:
 		a.note("the ledger at %s holds no promises", a.where())
-		return
+	case total < 0: // answered from a seat's cached view, which does not count the rest
+		a.note("no promises match: %s", hint)
+	default:
+		a.note("no promises match; the ledger holds %d: %s", total, hint)
 	}
-	a.note("no promises match; the ledger holds %d: %s", total, hint)
 }
 
 func btoi(b bool) int {
