@@ -13,6 +13,7 @@ package fold
 import (
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/pinki-ledger/pinki"
 )
@@ -182,6 +183,7 @@ type Obligation struct {
 	amendUntilAt int64
 	lastPhase    pinki.Phase // latest progress phase; "" before any
 	terms        *terms      // acceptances and bindings, for the few that have any
+	digest       atomic.Pointer[string]
 }
 
 // terms holds an obligation's applied acceptances and bindings.
@@ -308,6 +310,7 @@ type Ledger struct {
 	ignoredBy map[string][]int // id -> indexes in ignored
 	unknown   []UnknownLine    // lines not understood
 	pos       pinki.Position
+	parties   map[string][]*Obligation // seat -> the obligations it is a party to
 
 	// A seat's view (see Subset): seat is set, the ledger holds only what
 	// that seat's open obligations need, total is unknown (-1), wanted lists
@@ -354,6 +357,17 @@ func (l *Ledger) Version(id string) int {
 // Obligations returns every obligation in creation (ledger) order. The slice
 // is shared; do not modify it.
 func (l *Ledger) Obligations() []*Obligation { return l.order }
+
+// Of returns the obligations seat is a party to (debtor or creditor), in
+// creation order. The slice is shared; do not modify it.
+func (l *Ledger) Of(seat string) []*Obligation { return l.parties[seat] }
+
+func (l *Ledger) index(seat string, o *Obligation) {
+	if l.parties == nil {
+		l.parties = make(map[string][]*Obligation)
+	}
+	l.parties[seat] = append(l.parties[seat], o)
+}
 
 // Ignored returns the events the fold did not apply, in ledger order.
 func (l *Ledger) Ignored() []Ignored { return l.ignored }
@@ -509,6 +523,10 @@ func (l *Ledger) create(seq, offset int64, e *pinki.Event) {
 	delete(l.named, o.Record.ID)
 	l.obs[o.Record.ID] = o
 	l.order = append(l.order, o)
+	l.index(o.Record.By, o)
+	if o.Record.To != o.Record.By {
+		l.index(o.Record.To, o)
+	}
 }
 
 func (l *Ledger) ignore(seq int64, e *pinki.Event, why string) {
@@ -541,7 +559,13 @@ func (o *Obligation) Event() pinki.Event {
 }
 
 // Digest is the content digest of the obligation's creation event.
+// It is computed once and remembered (safe for concurrent readers).
 func (o *Obligation) Digest() string {
+	if d := o.digest.Load(); d != nil {
+		return *d
+	}
 	e := o.Event()
-	return pinki.Digest(&e)
+	d := pinki.Digest(&e)
+	o.digest.Store(&d)
+	return d
 }

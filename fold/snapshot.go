@@ -236,6 +236,10 @@ func LoadSnapshot(data []byte) (l *Ledger, err error) {
 		r.obligation(o)
 		l.order = append(l.order, o)
 		l.obs[o.Record.ID] = o
+		l.index(o.Record.By, o)
+		if o.Record.To != o.Record.By {
+			l.index(o.Record.To, o)
+		}
 	}
 	for n := r.count(); n > 0; n-- {
 		id := r.str()

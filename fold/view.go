@@ -47,6 +47,10 @@ func (l *Ledger) Subset(seat string) *Ledger {
 	for _, o := range l.order {
 		if v.obs[o.Record.ID] == o {
 			v.order = append(v.order, o)
+			v.index(o.Record.By, o)
+			if o.Record.To != o.Record.By {
+				v.index(o.Record.To, o)
+			}
 		}
 	}
 	return v

@@ -113,7 +113,7 @@ func (s *Service) Export(ctx context.Context, who pinki.Identity, f Filter) (Exp
 	var selected []pair
 	err := s.view(ctx, func(l *fold.Ledger) error {
 		ev := l.At(s.at(f.Now))
-		for _, o := range l.Obligations() {
+		for _, o := range f.candidates(l) {
 			if !canRead(who, o) || !f.matchRecord(o) {
 				continue
 			}

@@ -134,14 +134,10 @@ func (s *Service) List(ctx context.Context, who pinki.Identity, f Filter) (Page,
 	}
 	var p Page
 	answer := func(l *fold.Ledger) error {
-		p = Page{Items: []Item{}}
+		p = Page{Items: []Item{}, Total: readable(l, who)}
 		ev := l.At(s.at(f.Now))
-		for _, o := range l.Obligations() {
-			if !canRead(who, o) {
-				continue
-			}
-			p.Total++
-			if p.Next != 0 || !f.matchRecord(o) {
+		for _, o := range f.candidates(l) {
+			if !canRead(who, o) || !f.matchRecord(o) {
 				continue
 			}
 			st := ev.Status(o)
@@ -150,12 +146,9 @@ func (s *Service) List(ctx context.Context, who pinki.Identity, f Filter) (Page,
 			}
 			if f.Limit > 0 && len(p.Items) == f.Limit {
 				p.Next = p.Items[len(p.Items)-1].Seq
-				continue
+				break
 			}
 			p.Items = append(p.Items, item(o, st))
-		}
-		if l.Seat() != "" {
-			p.Total = -1
 		}
 		return nil
 	}
@@ -168,6 +161,32 @@ func (s *Service) List(ctx context.Context, who pinki.Identity, f Filter) (Page,
 	}
 	s.saveView(seat)
 	return p, nil
+}
+
+// readable is how many obligations who may read: for a seat, those it is a
+// party to; for anyone else, all; -1 for a seat's view, which does not know.
+func readable(l *fold.Ledger, who pinki.Identity) int {
+	switch {
+	case l.Total() < 0:
+		return -1
+	case who.Role == pinki.RoleSeat:
+		return len(l.Of(who.Seat))
+	}
+	return l.Total()
+}
+
+// candidates narrows the obligations a filter can match to one seat's, when
+// it names a seat, using the fold's index.
+func (f *Filter) candidates(l *fold.Ledger) []*fold.Obligation {
+	switch {
+	case f.By != "":
+		return l.Of(f.By)
+	case f.To != "":
+		return l.Of(f.To)
+	case f.Party != "":
+		return l.Of(f.Party)
+	}
+	return l.Obligations()
 }
 
 // viewSeat is the seat whose cached view can answer f, or "": a listing of

@@ -51,10 +51,7 @@ func (s *Service) Inbox(ctx context.Context, who pinki.Identity, q Query) (Inbox
 	in := Inbox{Seat: seatName}
 	err = s.view(ctx, func(l *fold.Ledger) error {
 		ev := l.At(s.at(q.Now))
-		for _, o := range l.Obligations() {
-			if !o.Party(seatName) {
-				continue
-			}
+		for _, o := range l.Of(seatName) {
 			st := ev.Status(o)
 			debtor := o.Debtor() == seatName
 			switch {
@@ -128,10 +125,7 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 	answer := func(l *fold.Ledger) error {
 		owes, requests, proposals, owed = nil, nil, nil, nil
 		ev := l.At(now)
-		for _, o := range l.Obligations() {
-			if !o.Party(seatName) {
-				continue
-			}
+		for _, o := range l.Of(seatName) {
 			st := ev.Status(o)
 			if !st.State.Open() {
 				continue
@@ -337,8 +331,8 @@ func (s *Service) Agreements(ctx context.Context, who pinki.Identity, q Query) (
 	set := AgreementSet{Seat: seatName, Current: []Item{}, Pending: []Item{}, Overdue: []Item{}, Ended: []Item{}}
 	err = s.view(ctx, func(l *fold.Ledger) error {
 		ev := l.At(s.at(q.Now))
-		for _, o := range l.Obligations() {
-			if o.Kind != fold.KindAgreement || !o.Party(seatName) {
+		for _, o := range l.Of(seatName) {
+			if o.Kind != fold.KindAgreement {
 				continue
 			}
 			st := ev.Status(o)
