@@ -9,10 +9,10 @@ import (
 func (a *app) a2aCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "a2a",
-		Short: "A2A v1.0 binding: the AgentCard extension entry, an obligation as a Task",
+		Short: "A2A v1.0 binding: the AgentCard extension entry, an obligation as a Task, the task watcher",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageError("say which: pinki a2a card, or pinki a2a task ID")
+			return usageError("say which: pinki a2a card, pinki a2a task ID, or pinki a2a watch")
 		},
 	}
 	card := &cobra.Command{
@@ -35,6 +35,6 @@ func (a *app) a2aCommand() *cobra.Command {
 			return a.printJSON(a2a.Task(d))
 		},
 	})
-	cmd.AddCommand(card, task)
+	cmd.AddCommand(card, task, a.a2aWatchCommand())
 	return cmd
 }

@@ -13,7 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,6 +57,10 @@ type app struct {
 
 	backend *backend // opened on first use
 	unknown int      // lines the ledger holds that this version cannot read
+
+	// httpClient, when set, is the client for other agents (a2a watch,
+	// verify): tests set it to trust their agent. Nil: a2a's default.
+	httpClient *http.Client
 }
 
 // usageError marks an error as a usage error (exit 2) without a field.
@@ -65,6 +72,13 @@ func usageError(format string, args ...any) *pinki.Error {
 // printed once, here: `pinki: error: …`, then the hint and details.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, ctx: context.Background()}
+	return a.run(args)
+}
+
+// run executes one command line with the app's streams and context, and
+// returns its exit status.
+func (a *app) run(args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -102,6 +116,13 @@ func (a *app) fail(cmd *cobra.Command, err error) int {
 		fmt.Fprintf(a.stderr, "  %s\n", d)
 	}
 	return pe.Code.ExitStatus()
+}
+
+// interruptible returns the app's context, ended also by SIGINT or SIGTERM:
+// for the verbs that run until stopped (mcp, verify --watch, a2a watch
+// --follow), which then exit 0.
+func (a *app) interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(a.ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // warn prints a warning on stderr.

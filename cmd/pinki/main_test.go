@@ -52,6 +52,18 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
 		ContinueOnError:     *keepGoing,
+		Setup: func(env *testscript.Env) error {
+			// A race-enabled binary sleeps a second at exit by default so
+			// that goroutines still running can report; every invocation
+			// here is a process, so keep that short (a -race run of the
+			// scripts takes seconds instead of minutes).
+			if v := os.Getenv("GORACE"); v != "" {
+				env.Setenv("GORACE", v)
+			} else {
+				env.Setenv("GORACE", "atexit_sleep_ms=50")
+			}
+			return nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":      cmdExits,
 			"refuse":     cmdRefuse,

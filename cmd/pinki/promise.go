@@ -24,12 +24,17 @@ const recordKeys = "expected an object with `promise`, `by`, `to`, `until`, and 
 
 func (a *app) promiseCommand() *cobra.Command {
 	c := &creation{kind: fold.KindPromise, verb: "promise", usage: promiseUsage}
+	var bind todoBinding
 	cmd := &cobra.Command{
 		Use:   "promise [TEXT] --by DEBTOR --to CREDITOR --until DEADLINE",
 		Short: "Declare a promise (or read one JSON record from stdin)",
 		Long: `Declare a promise: the debtor (--by) owes the creditor (--to) what TEXT says,
 by --until. Without TEXT, one JSON record is read from stdin, with the keys
 promise, by, to, until and optionally id, on, task, meta, lapse.
+
+--bind-todo FILE --item TEXT binds the new promise to that todo item in the
+same append (see pinki bind): only a verifier seeing the item completed
+then satisfies it.
 
 Prints ID<TAB>STATE.`,
 		Args: maxArgs(1),
@@ -44,10 +49,14 @@ Prints ID<TAB>STATE.`,
 			if err != nil {
 				return err
 			}
+			if in.Target, err = bind.target(a); err != nil {
+				return err
+			}
 			return a.create(in, false)
 		},
 	}
 	c.register(cmd, "the debtor: the seat that owes (default with --as: that seat)", "the creditor: the seat owed")
+	bind.register(cmd)
 	return cmd
 }
 

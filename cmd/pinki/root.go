@@ -48,6 +48,8 @@ The ledger is --ledger PATH, else $PINKI_LEDGER, else the nearest
 		a.amendCommand(), a.acceptCommand(), a.progressCommand(), a.resolveCommand(), a.assessCommand(),
 		a.lsCommand(), a.showCommand(), a.exportCommand(), a.importCommand(), a.checkCommand(),
 		a.inboxCommand(), a.primeCommand(), a.agreementsCommand(), a.a2aCommand(),
+		a.bindCommand(), a.verifyCommand(), a.seatCommand(), a.reconcileCommand(), a.bridgeCommand(),
+		a.mcpCommand(), a.onboardCommand(),
 	)
 	return root
 }

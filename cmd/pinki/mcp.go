@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/mcp"
+)
+
+func (a *app) mcpCommand() *cobra.Command {
+	var seat string
+	cmd := &cobra.Command{
+		Use:   "mcp --seat SEAT",
+		Short: "Serve the ledger's verbs as MCP tools over stdio, bound to one seat",
+		Long: `Run a Model Context Protocol server on stdin and stdout, acting as one seat
+(--seat, else --as or $PINKI_SEAT; refused without one). Its tools are the
+ledger's verbs; no tool takes an identity argument, and one that names
+another seat as the writer is refused. It also offers the seat's briefing
+as the prompt "briefing" and the resource pinki://briefing.
+
+Stdout carries the protocol only: warnings go to stderr. It runs until
+stdin closes or it is interrupted.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			seat = strings.TrimSpace(seat)
+			switch {
+			case seat == "":
+				seat = a.seat
+			case a.seat != "" && a.seat != seat:
+				return usageError("--seat %q and --as %q name different seats: an MCP server acts as one", seat, a.seat)
+			}
+			api, err := a.api()
+			if err != nil {
+				return err
+			}
+			srv, err := mcp.NewServer(api, pinki.Identity{Seat: seat}, &mcp.Options{Version: version})
+			if err != nil {
+				return err
+			}
+			ctx, stop := a.interruptible()
+			defer stop()
+			if err := srv.Run(ctx, &sdk.StdioTransport{}); err != nil && ctx.Err() == nil {
+				return pinki.Errorf(pinki.CodeUnavailable, "the MCP session ended: %v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&seat, "seat", "", "the seat the server acts as (default: --as, $PINKI_SEAT)")
+	return cmd
+}
