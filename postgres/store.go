@@ -394,6 +394,19 @@ func (s *Store) observe(seq int64) {
 	}
 }
 
+// settle records the end of the ledger as read by the listener, in order
+// with the notifications it follows, so it may also lower what is known: a
+// ledger that was emptied or restored does not keep waiters spinning on
+// entries it no longer holds.
+func (s *Store) settle(end int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if end != s.latest {
+		s.latest = end
+		s.wakeLocked()
+	}
+}
+
 func (s *Store) wakeLocked() {
 	close(s.notify)
 	s.notify = make(chan struct{})
@@ -500,7 +513,7 @@ func (s *Store) listenOnce(ctx context.Context) (synced bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	s.observe(end)
+	s.settle(end)
 	s.setSynced(true)
 	for {
 		wctx, cancel := context.WithTimeout(ctx, s.opts.PollInterval)
@@ -519,7 +532,7 @@ func (s *Store) listenOnce(ctx context.Context) (synced bool, err error) {
 			if err != nil {
 				return true, err
 			}
-			s.observe(end)
+			s.settle(end)
 		default:
 			return true, err
 		}

@@ -77,7 +77,7 @@ func openStore(t testing.TB, dbURL, schema string, opts Options) *Store {
 	t.Helper()
 	opts.Schema = schema
 	if opts.MaxConns == 0 {
-		opts.MaxConns = 4
+		opts.MaxConns = 3 // tests run in parallel: stay well inside max_connections
 	}
 	s, err := Open(testCtx(t), dbURL, opts)
 	if err != nil {
