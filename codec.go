@@ -87,11 +87,16 @@ var required = map[Type]field{
 // of each. A Decoder is not safe for concurrent use; its zero value is ready.
 type Decoder struct {
 	intern map[string]string
-	// arena holds the bytes of one line's strings: Decode allocates it once
-	// per line, and every non-interned string of the event is a slice of it.
-	// It is never written after a string points into it.
+	// arena holds the bytes of the current line's strings: every
+	// non-interned string of the event is a slice of it. It is carved from
+	// chunk, a block shared by consecutive lines, so that decoding costs an
+	// allocation per block rather than one per string. Bytes are never
+	// written after a string points at them.
 	arena []byte
+	chunk []byte
 }
+
+const chunkSize = 64 << 10
 
 const maxInterned = 1 << 14
 
@@ -128,6 +133,63 @@ func (d *Decoder) str(b []byte, intern bool) string {
 	return v
 }
 
+// words are the fixed vocabulary of the ledger: types, outcomes, phases,
+// lapse policies, proposers and the usual assessment states. word returns
+// them without a map lookup.
+func (d *Decoder) word(b []byte) string {
+	switch string(b) {
+	case "promise":
+		return "promise"
+	case "amend":
+		return "amend"
+	case "resolve":
+		return "resolve"
+	case "assess":
+		return "assess"
+	case "request":
+		return "request"
+	case "propose":
+		return "propose"
+	case "accept":
+		return "accept"
+	case "progress":
+		return "progress"
+	case "bind":
+		return "bind"
+	case "satisfied":
+		return "satisfied"
+	case "failed":
+		return "failed"
+	case "cancelled":
+		return "cancelled"
+	case "released":
+		return "released"
+	case "acknowledged":
+		return "acknowledged"
+	case "in_progress":
+		return "in_progress"
+	case "blocked":
+		return "blocked"
+	case "pending_human":
+		return "pending_human"
+	case "overdue":
+		return "overdue"
+	case "expire":
+		return "expire"
+	case "by":
+		return "by"
+	case "to":
+		return "to"
+	case "violated":
+		return "violated"
+	case "kept":
+		return "kept"
+	case "disputed":
+		return "disputed"
+	}
+	return d.str(b, true)
+}
+
 // DecodeLine decodes one ledger line (without its newline) strictly: valid
 // JSON, one object, a known type, only the keys that type allows, each once,
 // with values of the right JSON type, and the keys the fold needs present. Its
@@ -140,7 +202,12 @@ func DecodeLine(line []byte) (Event, error) {
 // Decode is DecodeLine with interning.
 func (d *Decoder) Decode(line []byte) (Event, error) {
 	var e Event
-	d.arena = make([]byte, 0, len(line))
+	// The line's strings fit in its length: reserve that much of the chunk.
+	if cap(d.chunk)-len(d.chunk) < len(line) {
+		d.chunk = make([]byte, 0, max(chunkSize, len(line)))
+	}
+	d.arena = d.chunk[len(d.chunk):len(d.chunk):len(d.chunk)+len(line)]
+	defer func() { d.chunk = d.chunk[:len(d.chunk)+len(d.arena)] }()
 	s := scanner{b: line}
 	s.ws()
 	if !s.eat('{') {
@@ -334,7 +401,7 @@ func (d *Decoder) value(s *scanner, f field, e *Event, text *string) error {
 	case fTS:
 		e.TS = d.own(b)
 	case fType:
-		e.Type = Type(d.str(b, true))
+		e.Type = Type(d.word(b))
 	case fID:
 		e.ID = d.own(b)
 	case fPromise:
@@ -350,9 +417,9 @@ func (d *Decoder) value(s *scanner, f field, e *Event, text *string) error {
 	case fTask:
 		e.Task = d.own(b)
 	case fLapse:
-		e.Lapse = Lapse(d.str(b, true))
+		e.Lapse = Lapse(d.word(b))
 	case fProposer:
-		e.Proposer = d.str(b, true)
+		e.Proposer = d.word(b)
 	case fSchemaID:
 		e.SchemaID = d.str(b, true)
 	case fReason:
@@ -360,15 +427,15 @@ func (d *Decoder) value(s *scanner, f field, e *Event, text *string) error {
 	case fNote:
 		e.Note = d.own(b)
 	case fPhase:
-		e.Phase = Phase(d.str(b, true))
+		e.Phase = Phase(d.word(b))
 	case fAs:
-		e.As = Outcome(d.str(b, true))
+		e.As = Outcome(d.word(b))
 	case fDigest:
 		e.Digest = d.own(b)
 	case fObserver:
 		e.Observer = d.str(b, true)
 	case fState:
-		e.State = d.str(b, true)
+		e.State = d.word(b)
 	}
 	return nil
 }

@@ -478,6 +478,9 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 	case pinki.TypeAssess:
 		o.Assessments = append(o.Assessments, Assessment{Seq: seq, At: e.At, Observer: e.Observer, State: e.State})
 	}
+	if o.Events == nil {
+		o.Events = make([]Ref, 0, 4) // most obligations see a few events
+	}
 	o.Events = append(o.Events, ref)
 }
 
@@ -510,12 +513,13 @@ func (l *Ledger) create(seq, offset int64, e *pinki.Event) {
 	}
 	o := &Obligation{
 		Kind: KindOf(e.Type),
-		Record: Record{Seq: seq, Offset: offset, TS: strings.Clone(e.TS), At: e.At, ID: strings.Clone(e.ID),
-			Text: strings.Clone(e.Text), By: e.By, To: e.To, On: strings.Clone(e.On),
-			Until: strings.Clone(e.Until), UntilAt: e.UntilAt},
+		Record: Record{Seq: seq, Offset: offset, At: e.At, By: e.By, To: e.To, UntilAt: e.UntilAt},
 		Rev:     1,
 		Version: l.named[e.ID] + 1,
 	}
+	r := &o.Record
+	r.TS, r.ID, r.Text, r.On, r.Until = e.TS, e.ID, e.Text, e.On, e.Until
+	cloneAll(&r.TS, &r.ID, &r.Text, &r.On, &r.Until)
 	if e.Task != "" || e.Lapse != "" || e.Proposer != "" || e.SchemaID != "" || e.Schema != "" || e.Meta != "" {
 		o.Record.extra = &recordExtra{task: strings.Clone(e.Task), lapse: e.Lapse, proposer: e.Proposer,
 			schemaID: e.SchemaID, schema: strings.Clone(e.Schema), meta: strings.Clone(e.Meta)}
@@ -526,6 +530,26 @@ func (l *Ledger) create(seq, offset int64, e *pinki.Event) {
 	l.index(o.Record.By, o)
 	if o.Record.To != o.Record.By {
 		l.index(o.Record.To, o)
+	}
+}
+
+// cloneAll replaces the strings with copies that share one allocation, so
+// that the fold keeps neither the decoder's buffers nor one allocation per
+// field.
+func cloneAll(ss ...*string) {
+	n := 0
+	for _, s := range ss {
+		n += len(*s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range ss {
+		b.WriteString(*s)
+	}
+	all := b.String()
+	for _, s := range ss {
+		k := len(*s)
+		*s, all = all[:k], all[k:]
 	}
 }
 

@@ -67,6 +67,7 @@ type Store struct {
 // The file is append-only, so those bytes never change; when they do, the
 // file was rewritten.
 type checkpoint struct {
+	seq  int64
 	mark int64
 	tail []byte
 }
@@ -318,17 +319,18 @@ func (s *Store) track(f *os.File, size int64, batch []*request) (fileIdent, erro
 	if err != nil {
 		return ident, pinki.Errorf(pinki.CodeUnavailable, "cannot stat %s: %v", s.path, err)
 	}
+	// Only the committer changes what it tracks; the lock is for the others
+	// that look (and is not held across seek, which takes it).
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tracking && (ident != s.ident || size < s.tracked.Mark) {
-		s.tracking = false // replaced or truncated under us
-	}
-	if s.tracking {
-		if tail, err := tailBefore(f, s.tracked.Mark); err != nil || !bytes.Equal(tail, s.trackTail) {
-			s.tracking = false // rewritten in place
+	tracking := s.tracking && ident == s.ident && size >= s.tracked.Mark // else replaced or truncated
+	tracked, trackTail := s.tracked, s.trackTail
+	s.mu.Unlock()
+	if tracking {
+		if tail, err := tailBefore(f, tracked.Mark); err != nil || !bytes.Equal(tail, trackTail) {
+			tracking = false // rewritten in place
 		}
 	}
-	if !s.tracking {
+	if !tracking {
 		from := pinki.Position{Seq: -1}
 		for _, r := range batch {
 			for _, fe := range r.fences {
@@ -344,21 +346,27 @@ func (s *Store) track(f *os.File, size int64, batch []*request) (fileIdent, erro
 		start, err := s.seek(f, from, size)
 		if err != nil {
 			if pinki.ErrorCode(err) != pinki.CodeConflict {
+				s.untrack()
 				return ident, err
 			}
 			// The earliest fence names a point this file does not hold (its
 			// check fails in checkFences): track from the start for the rest.
 			start = pinki.Position{}
 		}
+		s.mu.Lock()
 		s.tracked, s.tracking, s.ident, s.trackStart = start, true, ident, start.Seq
 		s.touched = make(map[string]int64)
+		s.mu.Unlock()
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	next, err := scan(f, s.tracked, size, func(seq int64, line []byte) {
 		if subject := subjectOf(line); subject != "" {
 			s.touched[subject] = seq
 		}
 	})
 	if err != nil {
+		s.tracking = false
 		return ident, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
 	}
 	s.tracked = next
@@ -379,7 +387,15 @@ func (s *Store) seek(f *os.File, from pinki.Position, size int64) (pinki.Positio
 		return pinki.Position{}, nil
 	}
 	if from.Mark == 0 {
-		return offsetOf(f, from.Seq, size)
+		// Count lines, from the nearest position handed out before.
+		at := s.nearest(f, from.Seq, size)
+		if err := countLines(f, &at, from.Seq, size); err != nil {
+			return from, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+		}
+		if at.Seq < from.Seq {
+			return from, fmt.Errorf("%s holds fewer than %d lines: %w", s.path, from.Seq, pinki.ErrReplaced)
+		}
+		return at, nil
 	}
 	if from.Mark > size {
 		return from, fmt.Errorf("%s ends before byte %d: %w", s.path, from.Mark, pinki.ErrReplaced)
@@ -476,28 +492,19 @@ func (s *Store) Read(ctx context.Context, from pinki.Position, fn func(pinki.Ent
 	if err != nil {
 		return from, err
 	}
-	var dec pinki.Decoder
-	var ferr error
-	end, err := scanLines(f, start, size, func(seq, offset int64, line []byte) error {
-		if ferr = ctx.Err(); ferr != nil {
-			return errStop
+	r := readEntries(ctx, f, start, size, fn)
+	if r.ferr != nil {
+		if r.stop.Mark > 0 {
+			if tail, err := tailBefore(f, r.stop.Mark); err == nil {
+				s.remember(ident, r.stop, tail, false)
+			}
 		}
-		e, err := dec.Decode(line)
-		en := pinki.Entry{Seq: seq, Offset: offset, Event: e}
-		if err != nil {
-			en = pinki.Entry{Seq: seq, Offset: offset, Err: err, Raw: append([]byte(nil), line...)}
-		}
-		if ferr = fn(en); ferr != nil {
-			return errStop
-		}
-		return nil
-	})
-	if ferr != nil {
-		return from, ferr
+		return from, r.ferr
 	}
-	if err != nil {
-		return from, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
+	if r.err != nil {
+		return from, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, r.err)
 	}
+	end := r.end
 	if tail, err := tailBefore(f, end.Mark); err == nil {
 		s.remember(ident, end, tail, from.Seq == 0)
 	}
@@ -540,6 +547,31 @@ func (s *Store) sameFile(f *os.File, ident fileIdent, from pinki.Position, size 
 	return nil
 }
 
+// nearest returns the position handed out in f (verified unchanged) with the
+// greatest seq not beyond seq, or the start.
+func (s *Store) nearest(f *os.File, seq, size int64) pinki.Position {
+	ident, err := identOf(f)
+	if err != nil {
+		return pinki.Position{}
+	}
+	s.mu.Lock()
+	var points []checkpoint
+	if s.known.set && s.known.ident == ident {
+		points = append(points, s.known.points...)
+	}
+	s.mu.Unlock()
+	var best pinki.Position
+	for _, p := range points {
+		if p.seq > seq || p.seq <= best.Seq || p.mark > size {
+			continue
+		}
+		if got, err := tailBefore(f, p.mark); err == nil && bytes.Equal(got, p.tail) {
+			best = pinki.Position{Seq: p.seq, Mark: p.mark}
+		}
+	}
+	return best
+}
+
 // tailBefore returns the (up to tailLen) bytes of f before mark.
 func tailBefore(f *os.File, mark int64) ([]byte, error) {
 	n := min(int64(tailLen), mark)
@@ -577,7 +609,7 @@ func (s *Store) remember(ident fileIdent, end pinki.Position, tail []byte, adopt
 	if len(k.points) == maxCheckpoints {
 		k.points = append(k.points[:0], k.points[1:]...)
 	}
-	k.points = append(k.points, checkpoint{mark: end.Mark, tail: tail})
+	k.points = append(k.points, checkpoint{seq: end.Seq, mark: end.Mark, tail: tail})
 }
 
 // Wait implements pinki.Store: it returns when the ledger holds a whole line
@@ -788,32 +820,4 @@ func hasNewline(f *os.File, from, size int64) (bool, error) {
 		at += int64(n)
 	}
 	return false, nil
-}
-
-// offsetOf finds the position of line number seq by counting lines.
-func offsetOf(f *os.File, seq int64, size int64) (pinki.Position, error) {
-	var found pinki.Position
-	pos := pinki.Position{}
-	r := io.NewSectionReader(f, 0, size)
-	buf := make([]byte, 1<<20)
-	for {
-		n, err := r.Read(buf)
-		for i := 0; i < n; i++ {
-			if buf[i] == '\n' {
-				pos.Seq++
-				if pos.Seq == seq {
-					found = pinki.Position{Seq: seq, Mark: pos.Mark + int64(i) + 1}
-					return found, nil
-				}
-			}
-		}
-		pos.Mark += int64(n)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return found, err
-		}
-	}
-	return found, fmt.Errorf("ledger holds fewer than %d lines: %w", seq, pinki.ErrReplaced)
 }

@@ -77,9 +77,11 @@ func (s *Store) repairTail(f *os.File) (int64, error) {
 // quarantineIfTorn is a reader's repair: if no writer holds the lock, an
 // unterminated last line is torn, and is moved aside as a writer would.
 func (s *Store) quarantineIfTorn() {
-	unlock, err := lockFile(s.lockPath(), true, 0)
+	// Wait a moment for a writer at work to finish its line; under the lock,
+	// repairTail looks again and cuts only what is still unterminated.
+	unlock, err := lockFile(s.lockPath(), true, 100*time.Millisecond)
 	if err != nil {
-		return // a writer is at work: the line is still being written
+		return // a writer is still at work: the line is being written
 	}
 	defer unlock()
 	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
