@@ -84,6 +84,9 @@ func (s *Store) cachePath(name string) string {
 // Errors: CodeUnavailable for I/O; ErrReplaced (wrapped) when the ledger is
 // no longer the file at was read from.
 func (s *Store) SaveSnapshot(name string, at pinki.Position, write func(io.Writer) error) error {
+	if s.opts.ReadOnly {
+		return nil // derived data: a read-only store simply keeps none
+	}
 	f, err := os.Open(s.path)
 	if err != nil {
 		return pinki.Errorf(pinki.CodeUnavailable, "cannot open ledger %s: %v", s.path, err)

@@ -25,6 +25,11 @@ type Options struct {
 	OnQuarantine func(quarantine string, size int)
 	// NoSync skips fsync. Only for benchmarks that measure everything else.
 	NoSync bool
+	// ReadOnly makes the store leave the ledger's folder exactly as it is:
+	// Append is refused, a torn last line is skipped rather than
+	// quarantined, no lock file is made and no snapshot is saved (reading
+	// someone else's ledger, as reconcile does).
+	ReadOnly bool
 }
 
 // Store is a file ledger. It is safe for concurrent use; concurrent Appends in
@@ -135,6 +140,9 @@ func (s *Store) errClosed() error {
 
 // Append implements pinki.Store.
 func (s *Store) Append(ctx context.Context, events []pinki.Event, fences []pinki.Fence) (pinki.Position, error) {
+	if s.opts.ReadOnly {
+		return pinki.Position{}, pinki.Errorf(pinki.CodeInvalid, "ledger %s was opened read-only", s.path)
+	}
 	if len(events) == 0 {
 		return pinki.Position{}, pinki.Errorf(pinki.CodeInternal, "append of no events")
 	}

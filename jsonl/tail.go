@@ -77,6 +77,9 @@ func (s *Store) repairTail(f *os.File) (int64, error) {
 // quarantineIfTorn is a reader's repair: if no writer holds the lock, an
 // unterminated last line is torn, and is moved aside as a writer would.
 func (s *Store) quarantineIfTorn() {
+	if s.opts.ReadOnly {
+		return
+	}
 	// Wait a moment for a writer at work to finish its line; under the lock,
 	// repairTail looks again and cuts only what is still unterminated.
 	unlock, err := lockFile(s.lockPath(), true, 100*time.Millisecond)

@@ -382,7 +382,7 @@ func Files(ctx context.Context, pathA, pathB string, o Options) (Report, error) 
 			return nil, nil, &pinki.Error{Code: pinki.CodeNotFound, Field: "ledger",
 				Message: fmt.Sprintf("no ledger at %s", path)}
 		}
-		st, err := jsonl.Open(path, jsonl.Options{})
+		st, err := jsonl.Open(path, jsonl.Options{ReadOnly: true})
 		if err != nil {
 			return nil, nil, pinki.AsError(err)
 		}

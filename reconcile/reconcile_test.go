@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,5 +125,39 @@ func TestUnknownLinesListed(t *testing.T) {
 	}
 	if len(r.Unknown) != 1 || !strings.Contains(r.Unknown[0], ":10:") || len(r.Entries) != 0 {
 		t.Errorf("unknown lines: %q, entries %+v", r.Unknown, r.Entries)
+	}
+}
+
+// TestFilesWritesNothing: reconciling two ledgers leaves both folders exactly
+// as they were, even a ledger with a torn last line (no quarantine, no lock
+// file, no snapshot cache).
+func TestFilesWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a", "ledger.jsonl")
+	b := filepath.Join(dir, "b", "ledger.jsonl")
+	line := `{"ts":"2026-09-01T09:00:00Z","type":"promise","id":"p1","promise":"x","by":"alice","to":"bob","until":"2026-09-02T17:00:00Z"}` + "\n"
+	for _, p := range []string{a, b} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(line), 0o644)
+	}
+	f, _ := os.OpenFile(b, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"ts":"2026-09-01T09:00:00Z","type":"prom`) // torn
+	f.Close()
+	list := func() string {
+		var names []string
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil {
+				names = append(names, fmt.Sprintf("%s %d", p, fi.Size()))
+			}
+			return nil
+		})
+		return strings.Join(names, "\n")
+	}
+	before := list()
+	if _, err := reconcile.Files(context.Background(), a, b, reconcile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := list(); after != before {
+		t.Fatalf("reconcile changed the folders:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

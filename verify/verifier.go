@@ -239,11 +239,16 @@ func (v *Verifier) pass(ctx context.Context, st *state) (Report, error) {
 		rep.Results = append(rep.Results, v.obligation(ctx, st, &d, targets)...)
 	}
 	// Forget what no longer needs watching: resolved obligations, and
-	// targets no longer bound.
+	// targets no longer bound — of the kinds this verifier observes. What
+	// another verifier sharing the state file remembers (other kinds) stays.
+	mine := map[string]bool{}
+	for _, a := range v.cfg.Adapters {
+		mine[a.Kind()] = true
+	}
 	for id, targets := range st.Obligations {
 		keep := live[id]
-		for key := range targets {
-			if !keep[key] {
+		for key, rec := range targets {
+			if !keep[key] && mine[rec.Kind] {
 				delete(targets, key)
 			}
 		}

@@ -283,3 +283,30 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("zero interval: %v", err)
 	}
 }
+
+// TestSharedStateKeepsOtherKinds: two verifiers with different adapters on
+// one state file (pinki verify and pinki a2a watch) do not erase each
+// other's memory of what they observe.
+func TestSharedStateKeepsOtherKinds(t *testing.T) {
+	e := newEnv(t, verify.Todo{}) // the todo verifier, as pinki verify runs it
+	e.initState()
+	e.taskPromise("p1", "t-1", nil)
+	task := newTaskAdapter()
+	other, err := verify.New(verify.Config{API: e.svc, As: verifierSeat, StatePath: e.state,
+		Adapters: []verify.Adapter{task}, Clock: e.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pass := 1; pass <= 3; pass++ {
+		if _, err := other.RunOnce(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.run() // the todo verifier's pass in between
+	}
+	// The task adapter counts its observations in its memory: three passes,
+	// three observations, whatever the other verifier did in between.
+	last := task.priors[len(task.priors)-1]
+	if string(last.Memory) != "2" {
+		t.Fatalf("the task adapter's memory before its third pass is %s, want 2", last.Memory)
+	}
+}
