@@ -470,6 +470,15 @@ func (d *Decoder) strings(s *scanner, out *[]string) error {
 	return nil
 }
 
+// plain marks the bytes a string's fast path passes over without a second
+// look: printable ASCII but the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return
+}()
+
 // scanner is a strict JSON scanner over one line.
 type scanner struct {
 	b   []byte
@@ -518,13 +527,19 @@ func (s *scanner) str() ([]byte, error) {
 		return nil, s.fail("expected a string")
 	}
 	start := s.i
-	// Fast path: no escapes, ASCII or valid UTF-8.
+	// Fast path: no escapes. Only a string with a byte above 0x7f needs its
+	// UTF-8 checked.
+	high := false
 	for s.i < len(s.b) {
 		c := s.b[s.i]
+		if plain[c] {
+			s.i++
+			continue
+		}
 		if c == '"' {
 			out := s.b[start:s.i]
 			s.i++
-			if !utf8.Valid(out) {
+			if high && !utf8.Valid(out) {
 				return nil, fmt.Errorf("string is not valid UTF-8")
 			}
 			return out, nil
@@ -535,6 +550,7 @@ func (s *scanner) str() ([]byte, error) {
 		if c < 0x20 {
 			return nil, s.fail("control character in string")
 		}
+		high = true
 		s.i++
 	}
 	s.buf = append(s.buf[:0], s.b[start:s.i]...)
