@@ -396,6 +396,57 @@ func TestBlankLinesAndCRLF(t *testing.T) {
 	}
 }
 
+// TestPagingBySeq pages through a hand-edited file (blank lines between
+// entries) as the Events API does: a few entries per Read, each Read from the
+// sequence number the last one stopped at, without a mark.
+func TestPagingBySeq(t *testing.T) {
+	path := ledgerPath(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var content strings.Builder
+	for i := 0; i < 20; i++ {
+		content.WriteString(promiseLine(fmt.Sprintf("p%d", i)) + "\n")
+		if i%3 == 0 {
+			content.WriteString("\n")
+		}
+	}
+	if err := os.WriteFile(path, []byte(content.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path, Options{})
+	all, _ := readAll(t, s, pinki.Position{})
+	errFull := errors.New("page full")
+	var paged []pinki.Entry
+	after := int64(0)
+	for {
+		var page []pinki.Entry
+		_, err := s.Read(ctx(t), pinki.Position{Seq: after}, func(en pinki.Entry) error {
+			if len(page) == 3 {
+				return errFull
+			}
+			page = append(page, en)
+			return nil
+		})
+		if err != nil && !errors.Is(err, errFull) {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		paged = append(paged, page...)
+		after = page[len(page)-1].Seq
+	}
+	if len(paged) != len(all) {
+		t.Fatalf("paging read %d entries, a whole read %d", len(paged), len(all))
+	}
+	for i := range all {
+		if paged[i].Seq != all[i].Seq || paged[i].Event.ID != all[i].Event.ID {
+			t.Fatalf("page entry %d is seq %d %s, want seq %d %s", i, paged[i].Seq, paged[i].Event.ID, all[i].Seq, all[i].Event.ID)
+		}
+	}
+}
+
 func TestMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "deep", "er", DirName, FileName)
 	s := open(t, path, Options{})
