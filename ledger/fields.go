@@ -155,7 +155,7 @@ func Deadline(field, v string, now time.Time) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, pinki.Invalid(field, "%s %q: %v", field, v, err)
 		}
-		return now.Add(d).UTC(), nil
+		return now.Add(d).UTC().Truncate(time.Second), nil // the ledger's precision
 	}
 	if t, err := pinki.ParseTime(v); err == nil {
 		return t.UTC(), nil
