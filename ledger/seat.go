@@ -290,6 +290,7 @@ func Span(ns int64) string {
 	if d < 0 {
 		d = -d
 	}
+	d = d.Round(time.Second) // "+2h" read a moment later is still 2h, not 1h59m
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(d/time.Second))
