@@ -416,7 +416,8 @@ func (s *Store) wakeLocked() {
 // connection of its own (started by the first Wait, reconnected when it
 // breaks), so it wakes for appends made through any Store on the database.
 // While the listener is not connected, it reads the end of the ledger every
-// PollInterval/10.
+// PollInterval/10. It also returns when the ledger no longer holds after
+// (it ends before it), so that the caller's next Read reports ErrReplaced.
 //
 // Errors: CodeUnavailable after Close, or when the database cannot be read
 // while the listener is down; the context's error.
@@ -434,17 +435,22 @@ func (s *Store) Wait(ctx context.Context, after pinki.Position) error {
 			return nil
 		}
 		var tick <-chan time.Time
-		if !synced {
-			// The listener may miss appends: read the end of the ledger.
+		if !synced || latest < after.Seq {
+			// The listener may miss appends, or not have heard of after yet:
+			// read the end of the ledger. An end before after means the
+			// ledger no longer holds that position (emptied, restored): the
+			// next Read reports it.
 			end, err := s.maxSeq(ctx, s.pool)
 			if err != nil {
 				return mapError(ctx, err, "cannot read the end of the ledger")
 			}
-			if end > after.Seq {
+			if end != after.Seq {
 				s.observe(end)
 				return nil
 			}
-			tick = time.After(poll)
+			if !synced {
+				tick = time.After(poll)
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -394,6 +394,9 @@ func TestReplaced(t *testing.T) {
 	if pinki.ErrorCode(err) != pinki.CodeConflict {
 		t.Fatalf("append fenced beyond the end = %v, want a conflict", err)
 	}
+	if err := s.Wait(testCtx(t), end); err != nil {
+		t.Fatalf("Wait on a position the ledger no longer holds = %v, want nil (Read reports it)", err)
+	}
 }
 
 // TestProjection checks the obligations table against the fold after writes
