@@ -75,10 +75,12 @@ func Invalid(field, format string, args ...any) *Error {
 	return &Error{Code: CodeInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// WithHint returns e with its hint set.
+// WithHint returns a copy of e with its hint set (e itself is unchanged, so
+// that shared errors such as ErrReplaced stay as they are).
 func (e *Error) WithHint(format string, args ...any) *Error {
-	e.Hint = fmt.Sprintf(format, args...)
-	return e
+	c := *e
+	c.Hint = fmt.Sprintf(format, args...)
+	return &c
 }
 
 // ErrorCode returns the code of err: the code of the first *Error in its chain,

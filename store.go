@@ -28,6 +28,12 @@ type Entry struct {
 // Subject must not have changed since the writer observed it, at position Seen,
 // holding Version events (0: the id did not exist). A store refuses the whole
 // append with a CodeConflict *Error when any fence fails.
+//
+// Seen and Version say the same thing two ways, and a writer gives both
+// consistently (the service takes them from one fold): the file ledger checks
+// that no line after Seen names Subject; PostgreSQL checks Version with a
+// unique (subject, version) constraint. A fence whose two halves disagree may
+// pass on one store and fail on the other.
 type Fence struct {
 	Subject string
 	Version int
