@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/internal/groupcommit"
 )
 
 // Options configure a Store.
@@ -39,14 +40,7 @@ type Store struct {
 	path string
 	opts Options
 
-	pending chan *request
-	quit    chan struct{} // closed when the committer is to stop
-	closing chan struct{} // closed when Close begins: wakes waiters
-	done    chan struct{}
-
-	// inflight counts Appends that got past the closed check; Close waits for
-	// them so that no request is queued after the committer stopped.
-	inflight sync.WaitGroup
+	queue *groupcommit.Queue
 
 	mu         sync.Mutex
 	notify     chan struct{} // closed and replaced after each commit
@@ -56,7 +50,6 @@ type Store struct {
 	trackTail  []byte           // the bytes before tracked.Mark, to notice a rewrite
 	touched    map[string]int64 // subject -> seq of the latest line naming it, from tracked on
 	ident      fileIdent        // the file the tracked position belongs to
-	closed     bool
 
 	// Positions this store handed out (ends of Reads and Appends) with the
 	// bytes just before them, to tell a later Read that the file was
@@ -83,16 +76,10 @@ const maxCheckpoints = 16
 // tailLen is how many bytes before a position a checkpoint keeps.
 const tailLen = 64
 
-type request struct {
-	events []pinki.Event
-	fences []pinki.Fence
-	reply  chan result
-}
-
-type result struct {
-	pos pinki.Position
-	err error
-}
+type (
+	request = groupcommit.Request
+	result  = groupcommit.Result
+)
 
 // Open returns a Store for the ledger at path. The file and its folder are
 // created on the first append; a missing file reads as an empty ledger.
@@ -100,10 +87,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = 10 * time.Second
 	}
-	s := &Store{path: path, opts: opts, pending: make(chan *request, 1024),
-		quit: make(chan struct{}), closing: make(chan struct{}), done: make(chan struct{}),
-		notify: make(chan struct{}), touched: make(map[string]int64)}
-	go s.commitLoop()
+	s := &Store{path: path, opts: opts, notify: make(chan struct{}), touched: make(map[string]int64)}
+	s.queue = groupcommit.Start(s.commit, 4096, s.errClosed)
 	return s, nil
 }
 
@@ -119,18 +104,7 @@ func (s *Store) lockPath() string { return s.path + ".lock" }
 // decided, and wakes every Wait (which then returns a CodeUnavailable error).
 // Appends after Close fail with CodeUnavailable. Close is idempotent.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		<-s.done
-		return nil
-	}
-	s.closed = true
-	s.mu.Unlock()
-	close(s.closing)
-	s.inflight.Wait()
-	close(s.quit)
-	<-s.done
+	s.queue.Close()
 	return nil
 }
 
@@ -138,64 +112,12 @@ func (s *Store) errClosed() error {
 	return pinki.Errorf(pinki.CodeUnavailable, "ledger %s is closed", s.path)
 }
 
-// Append implements pinki.Store.
+// Append implements pinki.Store: concurrent appends are committed together.
 func (s *Store) Append(ctx context.Context, events []pinki.Event, fences []pinki.Fence) (pinki.Position, error) {
 	if s.opts.ReadOnly {
 		return pinki.Position{}, pinki.Errorf(pinki.CodeInvalid, "ledger %s was opened read-only", s.path)
 	}
-	if len(events) == 0 {
-		return pinki.Position{}, pinki.Errorf(pinki.CodeInternal, "append of no events")
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return pinki.Position{}, s.errClosed()
-	}
-	s.inflight.Add(1)
-	s.mu.Unlock()
-	defer s.inflight.Done()
-	r := &request{events: events, fences: fences, reply: make(chan result, 1)}
-	select {
-	case s.pending <- r:
-	case <-ctx.Done():
-		return pinki.Position{}, ctx.Err()
-	}
-	// Once queued, the append will be decided; wait for the answer even if ctx
-	// ends, so that a caller never reports failure for an event that landed.
-	res := <-r.reply
-	return res.pos, res.err
-}
-
-// commitLoop takes whatever appends are pending and commits them together.
-func (s *Store) commitLoop() {
-	defer close(s.done)
-	for {
-		var batch []*request
-		select {
-		case r := <-s.pending:
-			batch = append(batch, r)
-		case <-s.quit:
-			// Drain what was queued before Close.
-			for {
-				select {
-				case r := <-s.pending:
-					s.commit([]*request{r})
-				default:
-					return
-				}
-			}
-		}
-	more:
-		for len(batch) < 4096 {
-			select {
-			case r := <-s.pending:
-				batch = append(batch, r)
-			default:
-				break more
-			}
-		}
-		s.commit(batch)
-	}
+	return s.queue.Append(ctx, events, fences)
 }
 
 // commit writes a batch under the lock: catch up with other writers, check
@@ -203,7 +125,7 @@ func (s *Store) commitLoop() {
 func (s *Store) commit(batch []*request) {
 	answer := func(err error) {
 		for _, r := range batch {
-			r.reply <- result{err: err}
+			r.Reply(result{Err: err})
 		}
 	}
 	_, statErr := os.Stat(s.Dir())
@@ -241,14 +163,14 @@ func (s *Store) commit(batch []*request) {
 	pos := s.tracked
 	batchTouched := map[string]bool{}
 	for _, r := range batch {
-		if err := s.checkFences(f, r.fences, batchTouched); err != nil {
-			r.reply <- result{err: err}
+		if err := s.checkFences(f, r.Fences, batchTouched); err != nil {
+			r.Reply(result{Err: err})
 			continue
 		}
-		for i := range r.events {
-			buf.Write(pinki.AppendLine(nil, &r.events[i]))
+		for i := range r.Events {
+			buf.Write(pinki.AppendLine(nil, &r.Events[i]))
 			pos.Seq++
-			batchTouched[r.events[i].Key()] = true
+			batchTouched[r.Events[i].Key()] = true
 		}
 		pos.Mark = size + int64(buf.Len())
 		accepted = append(accepted, r)
@@ -264,7 +186,7 @@ func (s *Store) commit(batch []*request) {
 		// quarantines a torn tail; whole lines would stay.
 		f.Truncate(size)
 		for _, r := range accepted {
-			r.reply <- result{err: err}
+			r.Reply(result{Err: err})
 		}
 		s.untrack()
 	}
@@ -288,9 +210,9 @@ func (s *Store) commit(batch []*request) {
 	s.mu.Lock()
 	seq := s.tracked.Seq
 	for _, r := range accepted {
-		for i := range r.events {
+		for i := range r.Events {
 			seq++
-			s.touched[r.events[i].Key()] = seq
+			s.touched[r.Events[i].Key()] = seq
 		}
 	}
 	s.tracked = pos
@@ -305,7 +227,7 @@ func (s *Store) commit(batch []*request) {
 		s.remember(ident, pos, tail, false)
 	}
 	for i, r := range accepted {
-		r.reply <- result{pos: positions[i]}
+		r.Reply(result{Pos: positions[i]})
 	}
 }
 
@@ -341,7 +263,7 @@ func (s *Store) track(f *os.File, size int64, batch []*request) (fileIdent, erro
 	if !tracking {
 		from := pinki.Position{Seq: -1}
 		for _, r := range batch {
-			for _, fe := range r.fences {
+			for _, fe := range r.Fences {
 				if from.Seq < 0 || fe.Seen.Seq < from.Seq {
 					from = fe.Seen
 				}
@@ -628,7 +550,7 @@ func (s *Store) Wait(ctx context.Context, after pinki.Position) error {
 	var counted pinki.Position // how far counting lines got, for a position without a mark
 	for {
 		s.mu.Lock()
-		ch, closed := s.notify, s.closed
+		ch, closed := s.notify, s.queue.Closed()
 		s.mu.Unlock()
 		if closed {
 			return s.errClosed()
@@ -643,7 +565,7 @@ func (s *Store) Wait(ctx context.Context, after pinki.Position) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.closing:
+		case <-s.queue.Closing():
 			return s.errClosed()
 		case <-ch:
 		case <-time.After(50 * time.Millisecond):

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/internal/groupcommit"
 	"github.com/pinki-ledger/pinki/ledger"
 	"github.com/pinki-ledger/pinki/storetest"
 )
@@ -505,7 +506,7 @@ func TestGroupCommitBatch(t *testing.T) {
 	s := open(t, ledgerPath(t), Options{})
 	p := mustAppend(t, s, promise("x"))
 	req := func(events []pinki.Event, fences ...pinki.Fence) *request {
-		return &request{events: events, fences: fences, reply: make(chan result, 1)}
+		return groupcommit.NewRequest(events, fences)
 	}
 	r1 := req([]pinki.Event{amend("x", 1)}, pinki.Fence{Subject: "x", Version: 1, Seen: p})
 	r2 := req([]pinki.Event{amend("x", 2)}, pinki.Fence{Subject: "x", Version: 1, Seen: p})
@@ -514,11 +515,11 @@ func TestGroupCommitBatch(t *testing.T) {
 	r5 := req([]pinki.Event{promise("z"), amend("z", 1)})
 	s.commit([]*request{r1, r2, r3, r4, r5})
 	got := func(r *request) string {
-		res := <-r.reply
-		if res.err != nil {
-			return string(pinki.ErrorCode(res.err))
+		res := r.Wait()
+		if res.Err != nil {
+			return string(pinki.ErrorCode(res.Err))
 		}
-		return fmt.Sprint(res.pos.Seq)
+		return fmt.Sprint(res.Pos.Seq)
 	}
 	if g := strings.Join([]string{got(r1), got(r2), got(r3), got(r4), got(r5)}, " "); g != "2 conflict 3 conflict 5" {
 		t.Fatalf("batch answers %q, want %q", g, "2 conflict 3 conflict 5")

@@ -26,10 +26,10 @@ func (s *Store) commit(batch []*request) {
 	}
 	for i, r := range batch {
 		if err != nil {
-			r.reply <- result{err: mapError(context.Background(), err, "cannot append")}
+			r.Reply(result{Err: mapError(context.Background(), err, "cannot append")})
 			continue
 		}
-		r.reply <- res[i]
+		r.Reply(res[i])
 	}
 }
 
@@ -90,12 +90,12 @@ func (s *Store) commitTx(batch []*request) (res []result, wrote bool, err error)
 	seq := last
 	var firstLine, lastLine string
 	for i, r := range batch {
-		if err := checkFences(r.fences, state, touched, last); err != nil {
-			res[i].err = err
+		if err := checkFences(r.Fences, state, touched, last); err != nil {
+			res[i].Err = err
 			continue
 		}
-		for j := range r.events {
-			e := &r.events[j]
+		for j := range r.Events {
+			e := &r.Events[j]
 			key := e.Key()
 			seq++
 			st := state[key]
@@ -118,7 +118,7 @@ func (s *Store) commitTx(batch []*request) (res []result, wrote bool, err error)
 			}
 			lastLine = text
 		}
-		res[i].pos = pinki.Position{Seq: seq}
+		res[i].Pos = pinki.Position{Seq: seq}
 	}
 	if len(rows) == 0 {
 		tx.Rollback(ctx)
@@ -170,11 +170,11 @@ func queueSubjectStates(b *pgx.Batch, batch []*request, state *map[string]subjec
 		}
 	}
 	for _, r := range batch {
-		for _, fe := range r.fences {
+		for _, fe := range r.Fences {
 			add(fe.Subject)
 		}
-		for i := range r.events {
-			add(r.events[i].Key())
+		for i := range r.Events {
+			add(r.Events[i].Key())
 		}
 	}
 	b.Queue(`SELECT DISTINCT ON (subject) subject, version, seq FROM events

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/internal/groupcommit"
 )
 
 // Options configure a Store. The zero value is usable.
@@ -50,14 +51,9 @@ type Store struct {
 	channel string // NOTIFY channel of this schema's ledger
 	lockKey int64  // advisory lock serializing appends
 
-	pending  chan *request
-	closing  chan struct{} // closed when Close begins
-	quit     chan struct{} // closed when the committer is to stop
-	done     chan struct{} // closed when the committer stopped
-	inflight sync.WaitGroup
+	queue *groupcommit.Queue
 
 	mu         sync.Mutex
-	closed     bool
 	latest     int64         // highest seq known committed
 	synced     bool          // the listener is connected and latest is current
 	notify     chan struct{} // closed and replaced when latest or synced change
@@ -66,16 +62,10 @@ type Store struct {
 	listenDone chan struct{}
 }
 
-type request struct {
-	events []pinki.Event
-	fences []pinki.Fence
-	reply  chan result
-}
-
-type result struct {
-	pos pinki.Position
-	err error
-}
+type (
+	request = groupcommit.Request
+	result  = groupcommit.Result
+)
 
 // Open connects to the database at url (a PostgreSQL URL or DSN), applies
 // the schema migrations (once, even when several processes start at once),
@@ -125,10 +115,8 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{pool: pool, connCfg: cfg.ConnConfig.Copy(), opts: opts, schema: schema,
-		channel: channelName(schema), lockKey: lockKey("append", schema),
-		pending: make(chan *request, 1024), closing: make(chan struct{}), quit: make(chan struct{}),
-		done: make(chan struct{}), notify: make(chan struct{})}
-	go s.commitLoop()
+		channel: channelName(schema), lockKey: lockKey("append", schema), notify: make(chan struct{})}
+	s.queue = groupcommit.Start(s.commit, maxBatch, s.errClosed)
 	return s, nil
 }
 
@@ -156,18 +144,9 @@ func (s *Store) errClosed() error {
 // decided, stops the listener (waking every Wait, which then returns a
 // CodeUnavailable error), and closes the pool. It is idempotent.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		<-s.done
+	if !s.queue.Close() {
 		return nil
 	}
-	s.closed = true
-	s.mu.Unlock()
-	close(s.closing)
-	s.inflight.Wait()
-	close(s.quit)
-	<-s.done
 	s.mu.Lock()
 	stop, listenDone := s.listenStop, s.listenDone
 	s.mu.Unlock()
@@ -189,55 +168,11 @@ func (s *Store) Close() error {
 // and the outcome could not be read back, the message says so); the
 // context's error when ctx ends before the append was queued.
 func (s *Store) Append(ctx context.Context, events []pinki.Event, fences []pinki.Fence) (pinki.Position, error) {
-	if len(events) == 0 {
-		return pinki.Position{}, pinki.Errorf(pinki.CodeInternal, "append of no events")
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return pinki.Position{}, s.errClosed()
-	}
-	s.inflight.Add(1)
-	s.mu.Unlock()
-	defer s.inflight.Done()
-	r := &request{events: events, fences: fences, reply: make(chan result, 1)}
-	select {
-	case s.pending <- r:
-	case <-ctx.Done():
-		return pinki.Position{}, ctx.Err()
-	}
-	// Once queued, the append will be decided; wait for the answer even if
-	// ctx ends, so that a caller never reports failure for an event that
-	// landed.
-	res := <-r.reply
-	return res.pos, res.err
+	return s.queue.Append(ctx, events, fences)
 }
 
 // maxBatch bounds the requests committed in one transaction.
 const maxBatch = 1024
-
-func (s *Store) commitLoop() {
-	defer close(s.done)
-	for {
-		var batch []*request
-		select {
-		case r := <-s.pending:
-			batch = append(batch, r)
-		case <-s.quit:
-			return
-		}
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-s.pending:
-				batch = append(batch, r)
-			default:
-				break more
-			}
-		}
-		s.commit(batch)
-	}
-}
 
 // Read implements pinki.Store: the rows after from.Seq up to the end of the
 // ledger as it was when Read began, fetched in pages.
@@ -246,10 +181,7 @@ func (s *Store) commitLoop() {
 // of the ledger (the database was reset or restored); CodeUnavailable when
 // the database cannot be read; fn's error; the context's error.
 func (s *Store) Read(ctx context.Context, from pinki.Position, fn func(pinki.Entry) error) (pinki.Position, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.queue.Closed() {
 		return from, s.errClosed()
 	}
 	end, err := s.maxSeq(ctx, s.pool)
@@ -426,7 +358,7 @@ func (s *Store) Wait(ctx context.Context, after pinki.Position) error {
 	poll := max(s.opts.PollInterval/10, 10*time.Millisecond)
 	for {
 		s.mu.Lock()
-		ch, latest, synced, closed := s.notify, s.latest, s.synced, s.closed
+		ch, latest, synced, closed := s.notify, s.latest, s.synced, s.queue.Closed()
 		s.mu.Unlock()
 		if closed {
 			return s.errClosed()
@@ -455,7 +387,7 @@ func (s *Store) Wait(ctx context.Context, after pinki.Position) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.closing:
+		case <-s.queue.Closing():
 			return s.errClosed()
 		case <-ch:
 		case <-tick:
@@ -467,7 +399,7 @@ func (s *Store) Wait(ctx context.Context, after pinki.Position) error {
 func (s *Store) startListener() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.listening || s.closed {
+	if s.listening || s.queue.Closed() {
 		return
 	}
 	s.listening = true

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/internal/groupcommit"
 	"github.com/pinki-ledger/pinki/fold"
 	"github.com/pinki-ledger/pinki/ledger"
 	"github.com/pinki-ledger/pinki/storetest"
@@ -314,7 +315,7 @@ func TestGroupCommitBatch(t *testing.T) {
 	s := openStore(t, testURL(t), freshSchema(t), Options{})
 	p := mustAppend(t, s, promise("x"))
 	req := func(events []pinki.Event, fences ...pinki.Fence) *request {
-		return &request{events: events, fences: fences, reply: make(chan result, 1)}
+		return groupcommit.NewRequest(events, fences)
 	}
 	r1 := req([]pinki.Event{amend("x", 1)}, pinki.Fence{Subject: "x", Version: 1, Seen: p})
 	r2 := req([]pinki.Event{amend("x", 2)}, pinki.Fence{Subject: "x", Version: 1, Seen: p})
@@ -325,11 +326,11 @@ func TestGroupCommitBatch(t *testing.T) {
 	s.commit([]*request{r1, r2, r3, r4, r5, r6})
 	var got []string
 	for _, r := range []*request{r1, r2, r3, r4, r5, r6} {
-		res := <-r.reply
-		if res.err != nil {
-			got = append(got, string(pinki.ErrorCode(res.err)))
+		res := r.Wait()
+		if res.Err != nil {
+			got = append(got, string(pinki.ErrorCode(res.Err)))
 		} else {
-			got = append(got, fmt.Sprint(res.pos.Seq))
+			got = append(got, fmt.Sprint(res.Pos.Seq))
 		}
 	}
 	if g := fmt.Sprint(got); g != "[2 conflict 3 conflict 5 conflict]" {
