@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pinki-ledger/pinki"
-	"github.com/pinki-ledger/pinki/internal/groupcommit"
 	"github.com/pinki-ledger/pinki/fold"
+	"github.com/pinki-ledger/pinki/internal/groupcommit"
 	"github.com/pinki-ledger/pinki/ledger"
 	"github.com/pinki-ledger/pinki/storetest"
 )
