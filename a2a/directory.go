@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/internal/atomicfile"
 )
 
 // DirectoryFile is the seat → agent map's file name, kept in the ledger's
@@ -184,42 +185,9 @@ func (d *Directory) save() error {
 	if err != nil {
 		return &pinki.Error{Code: pinki.CodeInternal, Message: "encoding the seat map: " + err.Error()}
 	}
-	if err := writeAtomic(d.path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(d.path, append(data, '\n'), 0o644); err != nil {
 		return &pinki.Error{Code: pinki.CodeUnavailable, Field: "seats",
 			Message: fmt.Sprintf("cannot write the seat map %s: %v", d.path, err)}
-	}
-	return nil
-}
-
-// writeAtomic writes data to a synced temporary file in path's folder and
-// renames it over path.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if dd, err := os.Open(dir); err == nil {
-		dd.Sync()
-		dd.Close()
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/internal/atomicfile"
 )
 
 // StateFormat is the value of the state file's "format" key.
@@ -141,40 +142,9 @@ func (st *state) save(path string) error {
 		return &pinki.Error{Code: pinki.CodeInternal, Message: "encoding the verifier state: " + err.Error()}
 	}
 	data = append(data, '\n')
-	if err := writeAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return &pinki.Error{Code: pinki.CodeUnavailable, Field: "state",
 			Message: fmt.Sprintf("cannot write the verifier state file %s: %v", path, err)}
-	}
-	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }
