@@ -247,6 +247,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	return rt.handle(w, r, who)
 }
 
+// Authenticate returns the identity of the request's bearer token, exactly as
+// the server authenticates its own routes: for the other surfaces mounted
+// beside it (MCP at /mcp, A2A at /a2a), so that one token means the same
+// seat everywhere.
+//
+// Errors: as authenticate.
+func (s *Server) Authenticate(r *http.Request) (pinki.Identity, error) { return s.authenticate(r) }
+
 // authenticate returns the identity of the request's bearer token.
 //
 // Errors: CodeUnauthenticated for a missing, malformed, unknown or revoked

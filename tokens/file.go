@@ -2,13 +2,10 @@ package tokens
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -74,19 +71,10 @@ var _ Store = (*File)(nil)
 
 // Add implements Store.
 func (f *File) Add(ctx context.Context, seat string, role pinki.Role) (string, Token, error) {
-	seat, err := CheckSeat(seat)
+	secret, t, err := Mint(seat, role, f.clock())
 	if err != nil {
 		return "", Token{}, err
 	}
-	if role, err = ParseRole(string(role)); err != nil {
-		return "", Token{}, err
-	}
-	secret, err := NewSecret()
-	if err != nil {
-		return "", Token{}, err
-	}
-	hash := Hash(secret)
-	t := Token{ID: IDOf(hash), Hash: hash, Seat: seat, Role: role, Created: stamp(f.clock())}
 	err = f.update(func(doc *fileDoc) error {
 		for _, old := range doc.Tokens {
 			if old.ID == t.ID { // 48 bits: only if the random source repeats
@@ -113,16 +101,12 @@ func (f *File) List(ctx context.Context) ([]Token, error) {
 
 // Revoke implements Store.
 func (f *File) Revoke(ctx context.Context, ref string) (Token, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return Token{}, pinki.Invalid("token", "name the token to revoke: its id (tok_…) or the token itself")
-	}
-	id := ref
-	if strings.HasPrefix(ref, Prefix) {
-		id = IDOf(Hash(ref))
+	id, err := RefID(ref)
+	if err != nil {
+		return Token{}, err
 	}
 	var out Token
-	err := f.update(func(doc *fileDoc) error {
+	err = f.update(func(doc *fileDoc) error {
 		for i := range doc.Tokens {
 			if doc.Tokens[i].ID == id {
 				if doc.Tokens[i].Revoked == "" {
@@ -132,8 +116,7 @@ func (f *File) Revoke(ctx context.Context, ref string) (Token, error) {
 				return nil
 			}
 		}
-		return (&pinki.Error{Code: pinki.CodeNotFound, Field: "token", Message: fmt.Sprintf("no token has the id %q", id)}).
-			WithHint("`pinki token ls` lists the tokens")
+		return NotFound(id)
 	})
 	return out, err
 }
@@ -142,25 +125,16 @@ func (f *File) Revoke(ctx context.Context, ref string) (Token, error) {
 // anything, and the stored hash is compared in constant time, so timing says
 // nothing about the secret.
 func (f *File) Lookup(ctx context.Context, secret string) (pinki.Identity, error) {
-	if secret == "" {
-		return pinki.Identity{}, unauthenticated("no bearer token: every request needs one")
+	hash, err := Presented(secret)
+	if err != nil {
+		return pinki.Identity{}, err
 	}
-	if !wellFormed(secret) {
-		return pinki.Identity{}, unauthenticated("the bearer token is not a pinki token")
-	}
-	hash := Hash(secret)
 	byHash, err := f.current()
 	if err != nil {
 		return pinki.Identity{}, err
 	}
 	t, ok := byHash[hash]
-	if !ok || subtle.ConstantTimeCompare([]byte(t.Hash), []byte(hash)) != 1 {
-		return pinki.Identity{}, unauthenticated("the bearer token is not valid")
-	}
-	if t.Revoked != "" {
-		return pinki.Identity{}, unauthenticated("the bearer token was revoked at " + t.Revoked)
-	}
-	return t.Identity(), nil
+	return Grant(t, ok, hash)
 }
 
 // current returns the tokens by hash, re-reading the file when it changed.

@@ -4,16 +4,20 @@
 // its role, when it was created and when it was revoked.
 //
 // Store is the small interface a server needs; File keeps tokens in a JSON
-// file beside the file ledger (.pinki/tokens.json), and a PostgreSQL store
-// can implement the same interface.
+// file beside the file ledger (.pinki/tokens.json), and postgres.Tokens in the
+// ledger's database. Mint, Presented, Grant and RefID are the rules every
+// store shares, so that a token behaves the same in each; the tokenstest
+// package is the suite they pass.
 package tokens
 
 import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -123,6 +127,86 @@ func IDOf(hash string) string {
 	}
 	return "tok_" + h
 }
+
+// Mint validates seat and role, draws a fresh secret and returns it with the
+// token's record stamped at now: what a Store's Add does before it stores
+// the record. Role "" means RoleSeat.
+//
+// Errors: CodeInvalid for a bad seat or role (CheckSeat, ParseRole);
+// CodeUnavailable when the random source fails.
+func Mint(seat string, role pinki.Role, now time.Time) (string, Token, error) {
+	seat, err := CheckSeat(seat)
+	if err != nil {
+		return "", Token{}, err
+	}
+	if role, err = ParseRole(string(role)); err != nil {
+		return "", Token{}, err
+	}
+	secret, err := NewSecret()
+	if err != nil {
+		return "", Token{}, err
+	}
+	hash := Hash(secret)
+	return secret, Token{ID: IDOf(hash), Hash: hash, Seat: seat, Role: role, Created: stamp(now)}, nil
+}
+
+// Presented checks the shape of a secret a request presents and returns its
+// hash, the key a Store looks the token up by. Nothing is compared with the
+// secret itself.
+//
+// Errors: CodeUnauthenticated for an empty secret or one that is not a
+// pinki token.
+func Presented(secret string) (string, error) {
+	if secret == "" {
+		return "", unauthenticated("no bearer token: every request needs one")
+	}
+	if !wellFormed(secret) {
+		return "", unauthenticated("the bearer token is not a pinki token")
+	}
+	return Hash(secret), nil
+}
+
+// Grant returns the identity the token t grants to a request presenting the
+// secret whose hash is hash; found says whether the store holds t at all.
+// The hashes are compared in constant time.
+//
+// Errors: CodeUnauthenticated when no token was found, the hash does not
+// match, or the token was revoked.
+func Grant(t Token, found bool, hash string) (pinki.Identity, error) {
+	if !found || subtle.ConstantTimeCompare([]byte(t.Hash), []byte(hash)) != 1 {
+		return pinki.Identity{}, unauthenticated("the bearer token is not valid")
+	}
+	if t.Revoked != "" {
+		return pinki.Identity{}, unauthenticated("the bearer token was revoked at " + t.Revoked)
+	}
+	return t.Identity(), nil
+}
+
+// RefID returns the id of the token a Revoke ref names: the id as given, or
+// the id of a secret (a ref starting with Prefix).
+//
+// Errors: CodeInvalid for an empty ref.
+func RefID(ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", pinki.Invalid("token", "name the token to revoke: its id (tok_…) or the token itself")
+	}
+	if strings.HasPrefix(ref, Prefix) {
+		return IDOf(Hash(ref)), nil
+	}
+	return ref, nil
+}
+
+// NotFound is Revoke's error for an id no token has: CodeNotFound with a
+// hint naming `pinki token ls`.
+func NotFound(id string) *pinki.Error {
+	return (&pinki.Error{Code: pinki.CodeNotFound, Field: "token", Message: fmt.Sprintf("no token has the id %q", id)}).
+		WithHint("`pinki token ls` lists the tokens")
+}
+
+// Stamp formats an instant the way tokens record Created and Revoked: UTC,
+// whole seconds, RFC 3339.
+func Stamp(now time.Time) string { return stamp(now) }
 
 // wellFormed reports whether s has the shape of a secret NewSecret draws.
 func wellFormed(s string) bool {

@@ -114,14 +114,8 @@ func (a *app) todoTarget(file, item string) (json.RawMessage, error) {
 	return t, a.startVerifierState()
 }
 
-// statePath is the verifier's state file for the invocation's ledger:
-// .pinki/verify/state.json beside it.
-func (a *app) statePath() string {
-	return verify.DefaultStatePath(a.where())
-}
-
 // startVerifierState starts the verifier's state file now unless it exists
 // (verify.Init), before a binding is written.
 func (a *app) startVerifierState() error {
-	return verify.Init(a.statePath(), a.now)
+	return verify.Init(a.statePath("state"), a.now)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pinki-ledger/pinki"
 	"github.com/pinki-ledger/pinki/bridge"
 	"github.com/pinki-ledger/pinki/fold"
 	"github.com/pinki-ledger/pinki/ledger"
@@ -60,6 +61,9 @@ proposal with empty terms.`,
 				if err := a.require(c); err != nil {
 					return err
 				}
+				if err := a.refuseNowOnServer(); err != nil {
+					return err
+				}
 			}
 			if seat == "" {
 				seat = a.seat
@@ -67,6 +71,16 @@ proposal with empty terms.`,
 			api, err := a.api()
 			if err != nil {
 				return err
+			}
+			if seat == "" && a.at == onServer {
+				// A seat's token: that seat is the one asking.
+				who, err := a.whoAmI()
+				if err != nil {
+					return err
+				}
+				if who.Role == pinki.RoleSeat {
+					seat = who.Seat
+				}
 			}
 			page, err := api.List(a.ctx, a.identity(), ledger.Filter{Scope: ledger.ScopeOpen, Kind: fold.KindAgreement,
 				Party: seat, Now: a.queryNow()})

@@ -15,9 +15,27 @@ func (a *app) initCommand() *cobra.Command {
 		Use:   "init",
 		Short: "Create an empty ledger at ./.pinki/ledger.jsonl (or --ledger)",
 		Long: `Create an empty ledger here (./.pinki/ledger.jsonl), or at --ledger or
-$PINKI_LEDGER, and print its path. An existing ledger is left as it is.`,
+$PINKI_LEDGER, and print its path. An existing ledger is left as it is.
+
+With --store postgres://… it creates pinki's tables in the database (the
+schema of the URL's search_path) when they are not there yet, and prints the
+URL (without its password). Against a server there is nothing to create.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch a.at {
+			case onServer:
+				return (&pinki.Error{Code: pinki.CodeInvalid, Field: "server",
+					Message: "init creates a ledger here, and a server's ledger already exists: there is nothing to create"}).
+					WithHint("pinki init --store postgres://… prepares a database for pinki serve --store")
+			case inStore:
+				store, err := a.openPostgres(1)
+				if err != nil {
+					return err
+				}
+				store.Close()
+				fmt.Fprintln(a.stdout, a.where())
+				return nil
+			}
 			path := a.ledgerPath(false)
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return pinki.Errorf(pinki.CodeUnavailable, "cannot create %s: %v", filepath.Dir(path), err)

@@ -110,8 +110,9 @@ func (c *creation) register(cmd *cobra.Command, byHelp, toHelp string) {
 }
 
 // require checks the flags a creation cannot go without, in pinki's order:
-// --by, --to, --until. With --as, the service fills the writer's own side
-// (by for a promise, to for a request), so that flag may be left out.
+// --by, --to, --until. With --as (or against a server, whose token names the
+// writer), the service fills the writer's own side (by for a promise, to for
+// a request), so that flag may be left out.
 //
 // Errors: CodeInvalid naming the missing flag.
 func (a *app) require(c *creation) error {
@@ -119,10 +120,11 @@ func (a *app) require(c *creation) error {
 		return &pinki.Error{Code: pinki.CodeInvalid, Field: strings.TrimPrefix(flag, "--"),
 			Message: flag + " is required: " + c.usage}
 	}
+	writer := a.seat != "" || a.at == onServer
 	switch {
-	case strings.TrimSpace(c.by) == "" && !(c.kind == fold.KindPromise && a.seat != ""):
+	case strings.TrimSpace(c.by) == "" && !(c.kind == fold.KindPromise && writer):
 		return missing("--by")
-	case strings.TrimSpace(c.to) == "" && !(c.kind == fold.KindRequest && a.seat != ""):
+	case strings.TrimSpace(c.to) == "" && !(c.kind == fold.KindRequest && writer):
 		return missing("--to")
 	case strings.TrimSpace(c.until) == "":
 		return missing("--until")

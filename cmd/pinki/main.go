@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/httpapi"
 	"github.com/pinki-ledger/pinki/ledger"
 )
 
@@ -46,6 +47,8 @@ type app struct {
 
 	// Global flags.
 	ledgerFlag string
+	storeFlag  string
+	serverFlag string
 	asFlag     string
 	nowFlag    string
 	tolerate   bool
@@ -55,8 +58,15 @@ type app struct {
 	fixed bool      // --now was given
 	seat  string    // --as, else $PINKI_SEAT
 
-	backend *backend // opened on first use
-	unknown int      // lines the ledger holds that this version cannot read
+	cmd     *cobra.Command // the verb being run
+	at      location       // where the ledger is: a file, PostgreSQL, a server
+	url     string         // the PostgreSQL or server URL (not inFile)
+	backend *backend       // opened on first use
+	client  *httpapi.Client
+	unknown int // lines the ledger holds that this version cannot read
+
+	// getenv, when set, replaces os.Getenv for pinki's variables (tests).
+	getenv func(string) string
 
 	// httpClient, when set, is the client for other agents (a2a watch,
 	// verify): tests set it to trust their agent. Nil: a2a's default.
@@ -89,8 +99,8 @@ func (a *app) run(args []string) int {
 	if err != nil {
 		return a.fail(cmd, err)
 	}
-	if isRead(cmd) && a.unknown > 0 && !a.tolerate {
-		fmt.Fprintf(stderr, "pinki: warning: the output leaves out %d line(s) this version does not understand (exit 3; --tolerate-unknown exits 0)\n", a.unknown)
+	if n := a.unknownLines(); isRead(cmd) && n > 0 && !a.tolerate {
+		fmt.Fprintf(stderr, "pinki: warning: the output leaves out %d line(s) this version does not understand (exit 3; --tolerate-unknown exits 0)\n", n)
 		return pinki.CodePartial.ExitStatus()
 	}
 	return 0
@@ -144,12 +154,22 @@ func isRead(cmd *cobra.Command) bool {
 }
 
 func readVerb(cmd *cobra.Command) *cobra.Command {
-	if cmd.Annotations == nil {
-		cmd.Annotations = map[string]string{}
-	}
-	cmd.Annotations[readAnnotation] = "true"
+	annotate(cmd, readAnnotation)
 	return cmd
 }
+
+// writeAnnotation marks write verbs: against a server they refuse --now,
+// since the server stamps writes with its own clock.
+const writeAnnotation = "pinki.write"
+
+func writeVerb(cmd *cobra.Command) *cobra.Command {
+	annotate(cmd, writeAnnotation)
+	return cmd
+}
+
+// verifierAnnotation marks the verifiers (verify, a2a watch): they act as
+// --as only, never $PINKI_SEAT.
+const verifierAnnotation = "pinki.verifier"
 
 // identity is who the invocation acts as: --as / $PINKI_SEAT, else unknown.
 // Locally the role is empty: the seat's authority is checked on writes, and

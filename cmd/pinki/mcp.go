@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +22,9 @@ ledger's verbs; no tool takes an identity argument, and one that names
 another seat as the writer is refused. It also offers the seat's briefing
 as the prompt "briefing" and the resource pinki://briefing.
 
+Against a server (--server) it acts as the token's seat; --seat, when
+given, must be that seat.
+
 Stdout carries the protocol only: warnings go to stderr. It runs until
 stdin closes or it is interrupted.`,
 		Args: noArgs,
@@ -36,7 +40,19 @@ stdin closes or it is interrupted.`,
 			if err != nil {
 				return err
 			}
-			srv, err := mcp.NewServer(api, pinki.Identity{Seat: seat}, &mcp.Options{Version: version})
+			who := pinki.Identity{Seat: seat}
+			if a.at == onServer {
+				// The server writes as the token's seat: the MCP server acts as it.
+				if who, err = a.whoAmI(); err != nil {
+					return err
+				}
+				if seat != "" && seat != who.Seat {
+					return (&pinki.Error{Code: pinki.CodeForbidden, Field: "seat",
+						Message: fmt.Sprintf("--seat %q is not the token's seat %q: against a server the MCP server acts as the token's seat", seat, who.Seat)}).
+						WithHint("leave --seat out, or use a token bound to that seat")
+				}
+			}
+			srv, err := mcp.NewServer(api, who, &mcp.Options{Version: version})
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"time"
 
@@ -20,13 +19,16 @@ append-only ledger, and computes every state from it: promises, requests for
 a response, and agreements.
 
 The ledger is --ledger PATH, else $PINKI_LEDGER, else the nearest
-.pinki/ledger.jsonl walking up from here, else ./.pinki/ledger.jsonl.`,
+.pinki/ledger.jsonl walking up from here, else ./.pinki/ledger.jsonl. With
+--store postgres://… ($PINKI_STORE) it is a PostgreSQL database; with
+--server URL ($PINKI_SERVER, and the token in $PINKI_TOKEN) every verb talks
+to a pinki server instead.`,
 		Version:           versionLine(),
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return a.setup()
+			return a.setup(cmd)
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -37,6 +39,8 @@ The ledger is --ledger PATH, else $PINKI_LEDGER, else the nearest
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.ledgerFlag, "ledger", "", "ledger file (default: $PINKI_LEDGER, else the nearest .pinki/ledger.jsonl)")
+	pf.StringVar(&a.storeFlag, "store", "", "the ledger in PostgreSQL: a postgres:// URL (default: $PINKI_STORE)")
+	pf.StringVar(&a.serverFlag, "server", "", "talk to the pinki server at this URL, with the token in $PINKI_TOKEN (default: $PINKI_SERVER)")
 	pf.StringVar(&a.asFlag, "as", "", "the seat you act as (default: $PINKI_SEAT)")
 	pf.StringVar(&a.nowFlag, "now", "", "fix the clock at this RFC 3339 instant (states, relative times, and the ts of writes)")
 	pf.BoolVar(&a.tolerate, "tolerate-unknown", false, "exit 0, not 3, when the ledger holds lines this version does not understand")
@@ -44,18 +48,24 @@ The ledger is --ledger PATH, else $PINKI_LEDGER, else the nearest
 
 	root.AddCommand(
 		a.initCommand(), a.versionCommand(),
-		a.promiseCommand(), a.requestCommand(), a.proposeCommand(),
-		a.amendCommand(), a.acceptCommand(), a.progressCommand(), a.resolveCommand(), a.assessCommand(),
-		a.lsCommand(), a.showCommand(), a.exportCommand(), a.importCommand(), a.checkCommand(),
+		writeVerb(a.promiseCommand()), writeVerb(a.requestCommand()), writeVerb(a.proposeCommand()),
+		writeVerb(a.amendCommand()), writeVerb(a.acceptCommand()), writeVerb(a.progressCommand()),
+		writeVerb(a.resolveCommand()), writeVerb(a.assessCommand()), writeVerb(a.bindCommand()),
+		writeVerb(a.importCommand()), writeVerb(a.verifyCommand()),
+		a.lsCommand(), a.showCommand(), a.exportCommand(), a.checkCommand(),
 		a.inboxCommand(), a.primeCommand(), a.agreementsCommand(), a.a2aCommand(),
-		a.bindCommand(), a.verifyCommand(), a.seatCommand(), a.reconcileCommand(), a.bridgeCommand(),
-		a.mcpCommand(), a.onboardCommand(),
+		a.seatCommand(), a.reconcileCommand(), a.bridgeCommand(),
+		a.mcpCommand(), a.onboardCommand(), a.serveCommand(), a.tokenCommand(),
 	)
 	return root
 }
 
-// setup reads the global flags and the environment.
-func (a *app) setup() error {
+// setup reads the global flags and the environment for cmd.
+//
+// Errors: CodeInvalid for a bad --now, flags naming two ledgers (locate),
+// and --now on a write against a server.
+func (a *app) setup(cmd *cobra.Command) error {
+	a.cmd = cmd
 	a.now = time.Now()
 	if v := strings.TrimSpace(a.nowFlag); v != "" {
 		t, err := pinki.ParseTime(v)
@@ -68,9 +78,28 @@ func (a *app) setup() error {
 	}
 	a.seat = strings.TrimSpace(a.asFlag)
 	if a.seat == "" {
-		a.seat = strings.TrimSpace(os.Getenv("PINKI_SEAT"))
+		a.seat = strings.TrimSpace(a.env("PINKI_SEAT"))
+	}
+	if err := a.locate(cmd); err != nil {
+		return err
+	}
+	if annotated(cmd, writeAnnotation) {
+		return a.refuseNowOnServer()
 	}
 	return nil
+}
+
+// refuseNowOnServer refuses --now on a write against a server: the server
+// stamps every write with its own clock. Reads pass --now on.
+//
+// Errors: CodeInvalid.
+func (a *app) refuseNowOnServer() error {
+	if a.at != onServer || !a.fixed {
+		return nil
+	}
+	return (&pinki.Error{Code: pinki.CodeInvalid, Field: "now",
+		Message: "--now cannot stamp a write on a server: the server stamps every write with its own clock"}).
+		WithHint("leave --now out of writes with --server (reads take it)")
 }
 
 func versionLine() string {

@@ -105,9 +105,11 @@ type seatEntry struct {
 	Card string `json:"card"`
 }
 
-// directory opens the seat map beside the invocation's ledger.
+// directory opens the seat map beside the invocation's file ledger; for a
+// ledger in PostgreSQL or on a server, the local one (.pinki/seats.json
+// where the file ledger would be): the seat map is the verifier host's.
 //
 // Errors: those of a2a.OpenDirectory.
 func (a *app) directory() (*a2a.Directory, error) {
-	return a2a.OpenDirectory(a2a.DirectoryPath(a.where()))
+	return a2a.OpenDirectory(a2a.DirectoryPath(a.localLedger()))
 }

@@ -89,18 +89,7 @@ func TestMCPStdio(t *testing.T) {
 	if got := cs.InitializeResult().ServerInfo; got.Name != "pinki" || got.Version != version {
 		t.Errorf("server %s %s, want pinki %s", got.Name, got.Version, version)
 	}
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	if !slices.Equal(names, mcp.ToolNames()) {
-		t.Errorf("tools %v, want %v", names, mcp.ToolNames())
-	}
+	checkTools(t, cs)
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "make_promise", Arguments: map[string]any{
 		"promise": "write the runbook", "to": "desk/ops", "until": "2099-01-01T00:00:00Z", "id": "doc-1"}})
 	if err != nil || res.IsError {
@@ -118,6 +107,24 @@ func TestMCPStdio(t *testing.T) {
 	}
 	if s := stderr.String(); s != "" {
 		t.Errorf("stderr: %s", s)
+	}
+}
+
+// checkTools fails unless tools/list on cs answers exactly the server's
+// tools.
+func checkTools(t *testing.T, cs *sdk.ClientSession) {
+	t.Helper()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, mcp.ToolNames()) {
+		t.Errorf("tools %v, want %v", names, mcp.ToolNames())
 	}
 }
 

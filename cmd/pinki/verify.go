@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,9 +48,10 @@ when it differs from the one printed before.`,
 			if err != nil {
 				return err
 			}
-			return a.runVerifier(adapters, a.statePath(), watch, interval, "is bound to a target")
+			return a.runVerifier(adapters, a.statePath("state"), watch, interval, "is bound to a target")
 		},
 	}
+	annotate(cmd, verifierAnnotation)
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep watching: a pass every --interval until interrupted")
 	cmd.Flags().DurationVar(&interval, "interval", defaultInterval, "the time between two passes of --watch")
 	return cmd
@@ -85,10 +85,11 @@ own state file (.pinki/verify/a2a-state.json). Prints one line per task;
 			// Its own state file: a verifier forgets the memory of targets its
 			// adapters do not select, so sharing pinki verify's would erase the
 			// todo adapter's.
-			state := filepath.Join(filepath.Dir(a.statePath()), "a2a-state.json")
-			return a.runVerifier(adapters, state, follow, interval, "names an A2A task")
+			return a.runVerifier(adapters, a.statePath("a2a-state"), follow, interval, "names an A2A task")
 		},
 	}
+	annotate(cmd, verifierAnnotation)
+	writeVerb(cmd)
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep watching: a pass every --interval until interrupted")
 	cmd.Flags().DurationVar(&interval, "interval", defaultInterval, "the time between two passes of --follow")
 	return cmd
@@ -115,13 +116,26 @@ func (a *app) verifyAdapters(todo bool) ([]verify.Adapter, error) {
 }
 
 // verifierSeat is who a verifier writes as: --as given on the command line,
-// else defaultVerifier.
-func (a *app) verifierSeat() pinki.Identity {
+// else defaultVerifier, with the verifier role. Against a server it is the
+// token's identity (--as, when given, was checked to be its seat); a token
+// without the verifier role is warned about, since the server then refuses
+// its verified deliveries on other seats' obligations.
+//
+// Errors: those of asking the server who the token is.
+func (a *app) verifierSeat() (pinki.Identity, error) {
+	if a.at == onServer {
+		who, err := a.whoAmI()
+		if err == nil && who.Role != pinki.RoleVerifier {
+			a.warn("the token is bound to %s with the role %s, not verifier: the server refuses its satisfied on other seats' bound obligations (`pinki token add --seat %s --role verifier`)",
+				who.Seat, who.Role, who.Seat)
+		}
+		return who, err
+	}
 	seat := strings.TrimSpace(a.asFlag)
 	if seat == "" {
 		seat = defaultVerifier
 	}
-	return pinki.Identity{Seat: seat, Role: pinki.RoleVerifier}
+	return pinki.Identity{Seat: seat, Role: pinki.RoleVerifier}, nil
 }
 
 // runVerifier runs one pass and prints it, or with watch a pass every
@@ -142,11 +156,14 @@ func (a *app) runVerifier(adapters []verify.Adapter, state string, watch bool, i
 	}
 	clock := time.Now
 	if a.fixed {
-		now := a.now
-		clock = func() time.Time { return now }
+		clock = a.clock()
+	}
+	as, err := a.verifierSeat()
+	if err != nil {
+		return err
 	}
 	shown := map[string]string{} // target -> the line printed last
-	cfg := verify.Config{API: api, As: a.verifierSeat(), StatePath: state, Adapters: adapters, Clock: clock,
+	cfg := verify.Config{API: api, As: as, StatePath: state, Adapters: adapters, Clock: clock,
 		OnPass: func(rep verify.Report, err error) {
 			if err != nil {
 				a.warn("a pass failed, the next one tries again: %s", pinki.AsError(err).Message)
