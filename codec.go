@@ -206,7 +206,7 @@ func (d *Decoder) Decode(line []byte) (Event, error) {
 	if cap(d.chunk)-len(d.chunk) < len(line) {
 		d.chunk = make([]byte, 0, max(chunkSize, len(line)))
 	}
-	d.arena = d.chunk[len(d.chunk):len(d.chunk):len(d.chunk)+len(line)]
+	d.arena = d.chunk[len(d.chunk) : len(d.chunk) : len(d.chunk)+len(line)]
 	defer func() { d.chunk = d.chunk[:len(d.chunk)+len(d.arena)] }()
 	s := scanner{b: line}
 	s.ws()

@@ -512,8 +512,8 @@ func (l *Ledger) create(seq, offset int64, e *pinki.Event) {
 		return
 	}
 	o := &Obligation{
-		Kind: KindOf(e.Type),
-		Record: Record{Seq: seq, Offset: offset, At: e.At, By: e.By, To: e.To, UntilAt: e.UntilAt},
+		Kind:    KindOf(e.Type),
+		Record:  Record{Seq: seq, Offset: offset, At: e.At, By: e.By, To: e.To, UntilAt: e.UntilAt},
 		Rev:     1,
 		Version: l.named[e.ID] + 1,
 	}
