@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/internal/atomicfile"
 )
 
 // FileName is the token file's name in the ledger's folder.
@@ -209,27 +210,7 @@ func (f *File) update(change func(doc *fileDoc) error) error {
 		return pinki.Errorf(pinki.CodeInternal, "cannot encode tokens: %v", err)
 	}
 	data = append(data, '\n')
-	tmp, err := os.CreateTemp(dir, ".tokens-*.json")
-	if err != nil {
-		return pinki.Errorf(pinki.CodeUnavailable, "cannot write in %s: %v", dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = tmp.Chmod(0o600)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), f.path)
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
+	err = atomicfile.Write(f.path, data, 0o600)
 	if err != nil {
 		return pinki.Errorf(pinki.CodeUnavailable, "cannot write %s: %v", f.path, err)
 	}
@@ -256,15 +237,6 @@ func lock(path string) (func(), error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func statFile(path string) (fileStamp, error) {
