@@ -128,7 +128,7 @@ func notFound(l *fold.Ledger, id string) *pinki.Error {
 	if why := ValidID(id); why != "" {
 		e.Hint = fmt.Sprintf("%q could never have been declared: %s", id, why)
 	} else {
-		e.Hint = "`pinki ls --all` lists every id"
+		e.Hint = "a listing of every state shows every id"
 	}
 	return e
 }
@@ -136,18 +136,18 @@ func notFound(l *fold.Ledger, id string) *pinki.Error {
 func stale(o *fold.Obligation, saw int) *pinki.Error {
 	return &pinki.Error{Code: pinki.CodeConflict, Field: "rev",
 		Message: fmt.Sprintf("stale revision: you saw rev %d, and %s is now at rev %d", saw, o.ID(), o.Rev),
-		Hint:    fmt.Sprintf("`pinki show %s` for what changed, then retry with --rev %d", o.ID(), o.Rev)}
+		Hint:    fmt.Sprintf("show %s for what changed, then retry at rev %d", o.ID(), o.Rev)}
 }
 
 func ended(o *fold.Obligation, st fold.Status) *pinki.Error {
 	if r := o.Resolution; r != nil {
 		return &pinki.Error{Code: pinki.CodeConflict,
 			Message: fmt.Sprintf("%s is already resolved: %s at %s by %s; the first resolve wins, so nothing was appended", o.ID(), r.As, r.TS, r.By),
-			Hint:    fmt.Sprintf("`pinki show %s` for the record", o.ID())}
+			Hint:    fmt.Sprintf("show %s for the record", o.ID())}
 	}
 	return &pinki.Error{Code: pinki.CodeConflict,
 		Message: fmt.Sprintf("%s has ended: %s", o.ID(), st.State),
-		Hint:    fmt.Sprintf("`pinki show %s` for the record", o.ID())}
+		Hint:    fmt.Sprintf("show %s for the record", o.ID())}
 }
 
 // claim resolves who writes: a known identity, else the claimed seat, else
@@ -210,7 +210,7 @@ func (s *Service) Accept(ctx context.Context, who pinki.Identity, in AcceptInput
 		prepare: func(o *fold.Obligation) (pinki.Event, error) {
 			by, err := claim(who, "by", in.By, "")
 			if err == nil && by == "" {
-				err = pinki.Invalid("by", "say which party accepts: --as SEAT (or --by)")
+				err = pinki.Invalid("by", "say which party accepts: act as that seat, or name it as by")
 			}
 			return pinki.Event{Type: pinki.TypeAccept, By: by, Rev: in.Rev, Meta: meta}, err
 		},
@@ -303,12 +303,12 @@ func checkResponse(o *fold.Obligation, e *pinki.Event) error {
 		return nil
 	}
 	if e.Response == "" {
-		return pinki.Invalid("response", "a request is closed only by its answer: give --response JSON").
-			WithHint("repeat the request's digest with --digest (`pinki show %s` prints it)", o.ID())
+		return pinki.Invalid("response", "a request is closed only by its answer: give the response (JSON)").
+			WithHint("repeat the request's digest (show %s prints it)", o.ID())
 	}
 	if e.Digest == "" {
-		return pinki.Invalid("digest", "a response must repeat the request's digest with --digest").
-			WithHint("`pinki show %s` prints it", o.ID())
+		return pinki.Invalid("digest", "a response must repeat the request's digest").
+			WithHint("show %s prints it", o.ID())
 	}
 	if e.Digest != o.Digest() {
 		return wrongDigest(o, e.Digest)
@@ -320,7 +320,7 @@ func checkResponse(o *fold.Obligation, e *pinki.Event) error {
 		return nil
 	}
 	if e.SchemaID == "" {
-		return pinki.Invalid("schema_id", "%s demands a response typed %q: repeat it with --schema-id", o.ID(), r.SchemaID())
+		return pinki.Invalid("schema_id", "%s demands a response typed %q: repeat that schema_id", o.ID(), r.SchemaID())
 	}
 	if e.SchemaID != r.SchemaID() {
 		return pinki.Invalid("schema_id", "schema_id %q is not the %q that %s demands", e.SchemaID, r.SchemaID(), o.ID())

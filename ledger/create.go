@@ -74,7 +74,7 @@ func (s *Service) Create(ctx context.Context, who pinki.Identity, in CreateInput
 					return plan{receipt: Receipt{ID: ev.ID, Digest: o.Digest()}}, nil
 				}
 				return plan{}, pinki.Invalid("id", "id %q is taken by a different %s declared at %s", ev.ID, o.Kind, o.Record.TS).
-					WithHint("ids are stable: pick another id, or `pinki show %s`", ev.ID)
+					WithHint("ids are stable: pick another id, or show %s", ev.ID)
 			}
 		} else {
 			id, err := mint(l, s.opts.Random)

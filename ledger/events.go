@@ -106,7 +106,7 @@ func (s *Service) Import(ctx context.Context, who pinki.Identity, events []pinki
 	if pos.Seq > 0 && !add {
 		return 0, (&pinki.Error{Code: pinki.CodeConflict,
 			Message: "the target ledger already holds " + strconv.FormatInt(pos.Seq, 10) + " lines"}).
-			WithHint("import into an empty ledger, or pass --append to add to this one")
+			WithHint("import into an empty ledger, or append to this one")
 	}
 	const batch = 1000
 	n := 0

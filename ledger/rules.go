@@ -71,7 +71,7 @@ func checkEvent(l *fold.Ledger, e *pinki.Event, who pinki.Identity, replay bool)
 	case pinki.TypeAssess:
 		if strings.TrimSpace(e.Observer) == "" {
 			return pinki.Invalid("observer", "observer is empty: an assessment is signed by who makes it").
-				WithHint("give --observer SEAT (or --as SEAT)")
+				WithHint("name the observer, or act as that seat")
 		}
 		if strings.TrimSpace(e.State) == "" || strings.ContainsAny(e.State, " \t\n") || len(e.State) > 64 {
 			return pinki.Invalid("state", "state %q must be one word of at most 64 bytes, such as violated, kept or disputed", e.State)
@@ -109,7 +109,7 @@ func checkCreation(e *pinki.Event, replay bool) error {
 	}
 	if e.UntilAt < e.At && !replay { // a ledger may carry history: import, pinki 0.2
 		return pinki.Invalid("until", "until %s is before the declaration's ts %s: a new obligation needs a deadline ahead of now", e.Until, e.TS).
-			WithHint("`pinki import` carries history with past deadlines")
+			WithHint("import carries history with past deadlines")
 	}
 	if e.Lapse != "" && e.Lapse != pinki.LapseOverdue && e.Lapse != pinki.LapseExpire {
 		return pinki.Invalid("lapse", "lapse %q must be overdue or expire", e.Lapse)
@@ -140,7 +140,7 @@ func checkResolve(o *fold.Obligation, st fold.Status, e *pinki.Event, who pinki.
 		}
 		if len(e.Evidence) == 0 && e.Response == "" {
 			return pinki.Invalid("evidence", "satisfied needs at least one evidence reference (a URL, path, commit or artifact id) or a response").
-				WithHint("a resolve that points at nothing is a wish: add --evidence REF")
+				WithHint("a resolve that points at nothing is a wish: add an evidence reference")
 		}
 	case pinki.Failed, pinki.Cancelled:
 		if strings.TrimSpace(e.Reason) == "" {
@@ -193,7 +193,7 @@ func notOwedYet(o *fold.Obligation) *pinki.Error {
 		}
 	}
 	return pinki.Invalid("id", "%s is not owed yet: the agreement awaits acceptance by %s", o.ID(), strings.Join(waiting, " and ")).
-		WithHint("decline it instead with --cancelled (debtor) or --released (creditor)")
+		WithHint("decline it instead: cancelled by the debtor, or released by the creditor")
 }
 
 // notBindable refuses a binding on a request: a request is closed only by its

@@ -32,7 +32,7 @@ func seatOf(who pinki.Identity, q Query) (string, error) {
 		seatName = who.Seat
 	}
 	if seatName == "" {
-		return "", pinki.Invalid("seat", "no seat given: name one with --seat (or --as)")
+		return "", pinki.Invalid("seat", "no seat given: name the seat, or act as it")
 	}
 	if who.Role == pinki.RoleSeat && who.Seat != seatName {
 		return "", forbidden("you are %q, and may read only your own seat's view, not %q", who.Seat, seatName)
