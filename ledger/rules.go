@@ -34,7 +34,7 @@ func checkEvent(l *fold.Ledger, e *pinki.Event, who pinki.Identity, replay bool)
 		if o.Kind != fold.KindAgreement && e.By != o.Debtor() {
 			return forbidden("only the debtor %q may amend %s, not %q", o.Debtor(), o.ID(), e.By)
 		}
-		if !st.State.Open() {
+		if !st.State.Open() && !reopens(l, o, st, e) {
 			return ended(o, st)
 		}
 	case pinki.TypeAccept:
@@ -200,4 +200,23 @@ func notOwedYet(o *fold.Obligation) *pinki.Error {
 // typed answer, which no observed target can give.
 func notBindable(id string) *pinki.Error {
 	return pinki.Invalid("target", "a request is closed only by its typed answer, so %s cannot be bound to a verification target", id)
+}
+
+// reopens reports whether an amend may move the horizon of an obligation
+// that has ended: only a proposal whose window closed before both parties
+// accepted, moved to a later deadline (the parties then accept anew). An
+// obligation resolved, or expired because its antecedent ended unsatisfied
+// or under lapse: expire, stays ended.
+func reopens(l *fold.Ledger, o *fold.Obligation, st fold.Status, e *pinki.Event) bool {
+	if o.Kind != fold.KindAgreement || o.Resolution != nil || st.State != fold.Expired ||
+		o.Record.Lapse() == pinki.LapseExpire || o.Agreed() || e.UntilAt <= e.At {
+		return false
+	}
+	if ant := l.Get(o.Record.On); ant != nil {
+		switch l.At(e.At).Status(ant).State {
+		case fold.Failed, fold.Cancelled, fold.Released, fold.Expired:
+			return false
+		}
+	}
+	return true
 }

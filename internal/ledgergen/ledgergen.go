@@ -87,7 +87,7 @@ func generate(w *bufio.Writer, total, nseats int, seed uint64) error {
 				e.Text = "how many units of SKU ABC-123 are in stock?"
 			}
 			if o.kind == pinki.TypePromise && len(done) > 0 && rng.IntN(5) == 0 {
-				e.On = done[rng.IntN(len(done))]
+				e.On = done[rng.IntN(len(done))] // satisfied: the promise is owed at once
 			}
 			if rng.IntN(10) == 0 {
 				e.Meta = `{"component":"dispatcher","policy":"p7"}`
@@ -121,6 +121,9 @@ func generate(w *bufio.Writer, total, nseats int, seed uint64) error {
 			}
 			e = &pinki.Event{Type: pinki.TypeAccept, Subject: o.id, By: by, Rev: o.rev}
 			o.accepted++
+			if o.by == o.to {
+				o.accepted++ // an agreement with oneself needs one acceptance
+			}
 			o.rev++
 		case o.events > 1 && o.kind != pinki.TypePropose && rng.IntN(3) == 0:
 			o.until = o.until.Add(time.Duration(15+rng.IntN(120)) * time.Minute)
@@ -141,7 +144,9 @@ func generate(w *bufio.Writer, total, nseats int, seed uint64) error {
 				break
 			}
 			e = resolve(rng, o)
-			done = append(done, o.id)
+			if e.As == pinki.Satisfied {
+				done = append(done, o.id)
+			}
 		}
 		o.events--
 		if err := emit(e); err != nil {
