@@ -513,7 +513,7 @@ func (s *scanner) eat(c byte) bool {
 }
 
 func (s *scanner) null() bool {
-	if bytes.HasPrefix(s.b[s.i:], []byte("null")) {
+	if s.i < len(s.b) && s.b[s.i] == 'n' && bytes.HasPrefix(s.b[s.i:], []byte("null")) {
 		s.i += 4
 		return true
 	}

@@ -11,6 +11,7 @@
 package fold
 
 import (
+	"hash/maphash"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -311,6 +312,7 @@ type Ledger struct {
 	unknown   []UnknownLine    // lines not understood
 	pos       pinki.Position
 	parties   map[string][]*Obligation // seat -> the obligations it is a party to
+	recent    *[recentSize]*Obligation // see lookup
 
 	// A seat's view (see Subset): seat is set, the ledger holds only what
 	// that seat's open obligations need, total is unknown (-1), wanted lists
@@ -324,7 +326,8 @@ type Ledger struct {
 
 // New returns an empty Ledger.
 func New() *Ledger {
-	return &Ledger{obs: make(map[string]*Obligation), named: make(map[string]int), ignoredBy: make(map[string][]int)}
+	return &Ledger{obs: make(map[string]*Obligation), named: make(map[string]int), ignoredBy: make(map[string][]int),
+		recent: new([recentSize]*Obligation)}
 }
 
 // Position is the point after the last entry applied.
@@ -335,6 +338,28 @@ func (l *Ledger) Len() int { return len(l.order) }
 
 // Get returns the obligation with id, or nil.
 func (l *Ledger) Get(id string) *Obligation { return l.obs[id] }
+
+// recentSize is the number of slots of the cache of recently folded
+// obligations: events about one obligation come close together in a ledger,
+// and a slot in this small table is much cheaper to reach than the map of
+// every obligation (whose entries are scattered over memory).
+const recentSize = 4096
+
+// lookup is Get for the fold's hot path, through the cache of recent
+// obligations.
+func (l *Ledger) lookup(id string) *Obligation {
+	h := maphash.String(recentSeed, id) & (recentSize - 1)
+	if o := l.recent[h]; o != nil && o.Record.ID == id {
+		return o
+	}
+	o := l.obs[id]
+	if o != nil {
+		l.recent[h] = o
+	}
+	return o
+}
+
+var recentSeed = maphash.MakeSeed()
 
 // Taken reports whether any event, applied or not, names id.
 func (l *Ledger) Taken(id string) bool {
@@ -420,7 +445,7 @@ func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
 		l.create(seq, offset, e)
 		return
 	}
-	o := l.obs[e.Subject]
+	o := l.lookup(e.Subject)
 	if o == nil {
 		if n, ok := l.named[e.Subject]; ok {
 			l.named[e.Subject] = n + 1

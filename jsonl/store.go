@@ -676,8 +676,11 @@ func scanLines(f *os.File, from pinki.Position, size int64, fn func(seq, offset 
 			start := pos.Mark
 			pos.Seq++
 			pos.Mark += int64(len(line)) + 1
-			if len(bytes.TrimSpace(line)) > 0 {
-				if ferr := fn(pos.Seq, start, bytes.TrimSuffix(line, []byte{'\r'})); ferr != nil {
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1] // a CRLF ledger
+			}
+			if !blank(line) {
+				if ferr := fn(pos.Seq, start, line); ferr != nil {
 					return pos, ferr
 				}
 			}
@@ -750,4 +753,15 @@ func hasNewline(f *os.File, from, size int64) (bool, error) {
 		at += int64(n)
 	}
 	return false, nil
+}
+
+// blank reports whether a line holds nothing but white space. A line of the
+// ledger starts with '{', so the first byte decides almost always.
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\v' && c != '\f' {
+			return false
+		}
+	}
+	return true
 }
