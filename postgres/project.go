@@ -138,4 +138,3 @@ func project(ctx context.Context, tx pgx.Tx, subjects []string, b *pgx.Batch) er
 
 // instant converts Unix nanoseconds to a time for a timestamptz column.
 func instant(ns int64) time.Time { return time.Unix(0, ns).UTC() }
-
