@@ -254,7 +254,7 @@ func briefLine(now int64, it BriefItem) string {
 	if it.Phase != "" && it.Phase != pinki.PhaseAcknowledged {
 		fmt.Fprintf(&b, ", %s", it.Phase)
 	}
-	fmt.Fprintf(&b, ", rev %d] %s: %s", it.Rev, it.Other, Clip(it.Promise, 60))
+	fmt.Fprintf(&b, ", rev %d] %s: %s", it.Rev, it.Other, Clip(it.Promise, 44))
 	if it.On != "" {
 		fmt.Fprintf(&b, " (waits on %s)", it.On)
 	}
