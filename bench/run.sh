@@ -21,6 +21,13 @@ pinki=$work/pinki
 seat=https://agents.example.org/fleet/seat-07
 now=2027-06-01T00:00:00Z # after the generated ledger ends: every deadline has passed
 
+# timed FORMAT COMMAND...: run COMMAND (output dropped), print GNU time's FORMAT.
+timed() {
+  local format=$1; shift
+  /usr/bin/time -o "$work/time.txt" -f "$format" "$@" >/dev/null 2>&1 || true
+  cat "$work/time.txt"
+}
+
 for tool in hyperfine task /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing" >&2; exit 1; }
 done
@@ -65,11 +72,11 @@ echo "\`pinki ls --open --by S\` with no cache folds every line, then saves the"
 echo "fold's snapshot and the seat's view for the next run."
 echo '```'
 rm -rf .pinki/cache
-/usr/bin/time -f "pinki check: %e s wall, %M KB peak RSS" "$pinki" check | tail -1
-/usr/bin/time -f "pinki ls --open --by S, cold (no cache): %e s wall, %M KB peak RSS" "$pinki" ls --open --by "$seat" --now "$now" >/dev/null
-/usr/bin/time -f "pinki ls --open --by S, warm: %e s wall, %M KB peak RSS" "$pinki" ls --open --by "$seat" --now "$now" >/dev/null
-/usr/bin/time -f "pinki promise (loads the fold's snapshot, appends, fsyncs): %e s wall, %M KB peak RSS" \
-  "$pinki" promise "bench write" --by "$seat" --to desk/lead --until +2h >/dev/null
+timed "pinki check: %e s wall, %M KB peak RSS" "$pinki" check
+timed "pinki ls --open --by S, cold (no cache): %e s wall, %M KB peak RSS" "$pinki" ls --open --by "$seat" --now "$now"
+timed "pinki ls --open --by S, warm: %e s wall, %M KB peak RSS" "$pinki" ls --open --by "$seat" --now "$now"
+timed "pinki promise (loads the fold's snapshot, appends, fsyncs): %e s wall, %M KB peak RSS" \
+  "$pinki" promise "bench write" --by "$seat" --to desk/lead --until +2h
 echo "open obligations of $seat: $("$pinki" ls --open --by "$seat" --now "$now" | wc -l)"
 echo '```'
 echo
@@ -98,10 +105,10 @@ gc=on
 RC
 export TASKRC=$work/cmp/taskrc
 export PINKI_LEDGER=$work/cmp/.pinki/ledger.jsonl
-/usr/bin/time -f "pinki import: %e s" "$pinki" import events.jsonl >/dev/null
-/usr/bin/time -f "task import: %e s" task import tasks.json >/dev/null 2>&1
-cmpseat=seat-07
 echo '```'
+timed "pinki import of the $compare_n: %e s" "$pinki" import events.jsonl
+timed "task import of the $compare_n: %e s" task import tasks.json
+cmpseat=seat-07
 hyperfine -N --warmup 3 --runs 20 --style basic \
   -n "pinki ls --open --by $cmpseat" "$pinki ls --open --by $cmpseat" \
   -n "task project:$cmpseat status:pending list" "task project:$cmpseat status:pending list" \
@@ -113,11 +120,11 @@ hyperfine -N --warmup 2 --runs 20 --style basic \
 echo '```'
 echo
 echo '```'
-ids=$("$pinki" ls --open --by "$cmpseat" --json | grep -o '"id": "pnk_[0-9a-f]*"' | head -50 | cut -d'"' -f4)
+ids=$("$pinki" ls --open --by "$cmpseat" --json | grep -o '"id": "pnk_[0-9a-f]*"' | cut -d'"' -f4 | awk 'NR <= 50')
 t0=$(date +%s.%N)
 for id in $ids; do "$pinki" resolve "$id" --satisfied --evidence "https://git.example.org/c/$id" >/dev/null; done
 t1=$(date +%s.%N)
-uuids=$(task project:$cmpseat status:pending uuids | tr ' ' '\n' | head -50)
+uuids=$(task project:$cmpseat status:pending uuids | tr ' ' '\n' | awk 'NR <= 50')
 for u in $uuids; do task "$u" done >/dev/null 2>&1; done
 t2=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {printf "resolve 50 (pinki resolve --satisfied --evidence): %.1f ms each\ncomplete 50 (task UUID done): %.1f ms each\n", (b-a)*20, (c-b)*20}'
