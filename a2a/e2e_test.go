@@ -4,69 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pinki-ledger/pinki/a2a"
+	"github.com/pinki-ledger/pinki/a2a/a2atest"
 )
-
-// jsSDK is the independent client the end-to-end test installs from npm.
-const jsSDK = "@a2a-js/sdk@1.3.0"
-
-// installJSClient installs jsSDK (once per machine: into the user cache) and
-// copies the client script beside it, returning the script's path. It skips
-// the test, saying why, when node or npm is missing, under -short, or when
-// PINKI_SKIP_NPM is set; .ci/run has both and runs it.
-func installJSClient(t *testing.T) string {
-	t.Helper()
-	switch {
-	case testing.Short():
-		t.Skip("skipping the npm end-to-end test under -short")
-	case os.Getenv("PINKI_SKIP_NPM") != "":
-		t.Skip("skipping the npm end-to-end test: PINKI_SKIP_NPM is set")
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("skipping the npm end-to-end test: %s is not installed (it needs node and npm to run %s)", tool, jsSDK)
-		}
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "pinki-test", strings.NewReplacer("@", "", "/", "-").Replace(jsSDK))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"pinki-a2a-e2e","private":true,"type":"module"}`+"\n"), 0o644)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error", jsSDK)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm install %s: %v\n%s", jsSDK, err, out)
-		}
-	}
-	script, err := os.ReadFile(filepath.Join("testdata", "e2e", "client.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "client.mjs")
-	if err := os.WriteFile(path, script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestJSClientEndToEnd: an independent client, @a2a-js/sdk, fetches the
 // ledger agent's card, sends a promise, reads it back, resolves it, and is
 // refused a message without a record.
 func TestJSClientEndToEnd(t *testing.T) {
-	script := installJSClient(t)
+	script := a2atest.InstallJSClient(t)
 	la := startLedgerAgent(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -25,6 +25,7 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pinki-ledger/pinki/a2a"
+	"github.com/pinki-ledger/pinki/a2a/a2atest"
 	"github.com/pinki-ledger/pinki/httpapi"
 	"github.com/pinki-ledger/pinki/ledger"
 )
@@ -852,5 +853,59 @@ func TestServeShutdown(t *testing.T) {
 	}
 	if n < 2*writers {
 		t.Errorf("only %d writes were acknowledged", n)
+	}
+}
+
+// TestServeA2AJSClient: an independent A2A client, the npm package
+// @a2a-js/sdk, reads pinki serve's agent card, sends it a promise under the
+// extension's metadata key, reads it back with GetTask, resolves it, and is
+// refused a message without a record — against the real binary, with a real
+// bearer token.
+func TestServeA2AJSClient(t *testing.T) {
+	script := a2atest.InstallJSClient(t)
+	path := filepath.Join(t.TempDir(), ".pinki", "ledger.jsonl")
+	g := []string{"--ledger", path}
+	seat := "https://example.org/agents/reviewer"
+	token := addToken(t, seat, "seat", g...)
+	srv := startServer(t, append(slices.Clone(g), "--now", "2026-09-01T12:00:00Z")...) // the script's deadlines are in 2026-09
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script, srv.url, seat, token)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s", err, stderr.Bytes())
+	}
+	var got struct {
+		Extension map[string]any `json:"extension"`
+		Declared  struct {
+			ID     string `json:"id"`
+			Status struct {
+				State string `json:"state"`
+			} `json:"status"`
+		} `json:"declared"`
+		Fetched struct {
+			ID string `json:"id"`
+		} `json:"fetched"`
+		Resolved struct {
+			Status struct {
+				State string `json:"state"`
+			} `json:"status"`
+		} `json:"resolved"`
+		Refused *struct {
+			Message string `json:"message"`
+		} `json:"refused"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("node client printed %s: %v", out, err)
+	}
+	if got.Extension["uri"] != a2a.ExtensionURI || got.Declared.ID != "js/ship-1" || got.Declared.Status.State != "TASK_STATE_WORKING" ||
+		got.Fetched.ID != "js/ship-1" || got.Resolved.Status.State != "TASK_STATE_COMPLETED" || got.Refused == nil {
+		t.Fatalf("the JS client saw %s", out)
+	}
+	shown := must(t, nil, append(slices.Clone(g), "show", "js/ship-1")...)
+	if !strings.Contains(shown, "satisfied") || !strings.Contains(shown, "https://example.org/reviews/1") {
+		t.Fatalf("the ledger after the JS client:\n%s", shown)
 	}
 }

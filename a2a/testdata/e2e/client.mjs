@@ -1,19 +1,20 @@
 // An independent A2A client (@a2a-js/sdk) sends a promise to pinki's ledger
 // agent and reads it back. Run by a2a/e2e_test.go:
-//   node client.mjs BASE_URL SEAT
+//   node client.mjs BASE_URL SEAT [TOKEN]
+// (TOKEN is the bearer token; the in-process test agent takes the seat as one).
 // It prints one JSON object: the card's extension entry, the declared task,
 // the task read back with GetTask, the resolved task, and the error a
 // message without a record gets, each in v1.0 wire form.
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Role, Task } from '@a2a-js/sdk';
 
-const [base, seat] = process.argv.slice(2);
+const [base, seat, token = seat] = process.argv.slice(2);
 const URI = 'https://github.com/azigler/pinki/ext/promise/v0';
 const KEY = URI + '/promise';
 
 const client = await new ClientFactory().createFromUrl(base);
 const card = await client.getAgentCard();
-const opts = { serviceParameters: { Authorization: 'Bearer ' + seat, 'A2A-Extensions': URI } };
+const opts = { serviceParameters: { Authorization: 'Bearer ' + token, 'A2A-Extensions': URI } };
 
 function message(record, withExtension = true) {
   return {
