@@ -27,8 +27,8 @@ var (
 	buildErr  error
 )
 
-// testServer builds mcp/e2e/testserver once per test run and returns the
-// binary's path.
+// testServer builds mcp/e2e/testserver and the pinki CLI once per test run
+// and returns the test server's path (pinki is beside it).
 func testServer(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -40,9 +40,12 @@ func testServer(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		out, err := exec.Command(goTool, "build", "-o", filepath.Join(builtDir, "testserver"), "./e2e/testserver").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{err, string(out)}
+		for _, b := range [][2]string{{"testserver", "./e2e/testserver"}, {"pinki", "../cmd/pinki"}} {
+			out, err := exec.Command(goTool, "build", "-o", filepath.Join(builtDir, b[0]), b[1]).CombinedOutput()
+			if err != nil {
+				buildErr = &buildError{err, string(out)}
+				return
+			}
 		}
 	})
 	if buildErr != nil {
@@ -128,6 +131,13 @@ func TestE2ENode(t *testing.T) {
 
 	stateful := serveHTTP(t, bin, false)
 	stateless := serveHTTP(t, bin, true)
+	// The CLI itself: `pinki mcp` over stdio, and /mcp of `pinki serve`
+	// (stateless streamable HTTP) with a real bearer token.
+	pinkiBin := filepath.Join(filepath.Dir(bin), "pinki")
+	pinkiStdio := map[string]any{"transport": "stdio", "command": pinkiBin,
+		"args": []string{"--ledger", filepath.Join(t.TempDir(), "ledger.jsonl"), "mcp", "--seat", "desk/a"}}
+	served, token := servePinki(t, pinkiBin)
+	pinkiHTTP := map[string]any{"transport": "http", "url": served + "/mcp", "token": token}
 	stdio := func(extra ...string) map[string]any {
 		return map[string]any{"transport": "stdio", "command": bin,
 			"args": append([]string{"-ledger", filepath.Join(t.TempDir(), "ledger.jsonl"), "-seat", "desk/a"}, extra...)}
@@ -153,6 +163,10 @@ func TestE2ENode(t *testing.T) {
 		// Negotiating (not pinning) the newest revision against a stateful
 		// HTTP server falls back to the newest handshake revision.
 		{"client/http-stateful/auto", "client", "auto", "2025-11-25", http(stateful)},
+		{"pinki-mcp/sdk/stdio/2025-11-25", "sdk", "", "2025-11-25", pinkiStdio},
+		{"pinki-mcp/client/stdio/2026-07-28", "client", "2026-07-28", "2026-07-28", pinkiStdio},
+		{"pinki-serve/sdk/http/2025-11-25", "sdk", "", "2025-11-25", pinkiHTTP},
+		{"pinki-serve/client/http/2026-07-28", "client", "2026-07-28", "2026-07-28", pinkiHTTP},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := map[string]any{"pkg": c.pkg, "version": c.offer}
@@ -212,4 +226,32 @@ func serveHTTP(t *testing.T, bin string, stateless bool) string {
 		t.Fatalf("test server said %q: %v", line, err)
 	}
 	return url
+}
+
+// servePinki starts `pinki serve` on a fresh file ledger with a token for
+// desk/a, and returns its base URL and the token.
+func servePinki(t *testing.T, bin string) (string, string) {
+	t.Helper()
+	ledger := filepath.Join(t.TempDir(), ".pinki", "ledger.jsonl")
+	tok, err := exec.Command(bin, "--ledger", ledger, "token", "add", "--seat", "desk/a").Output()
+	if err != nil {
+		t.Fatalf("pinki token add: %v", err)
+	}
+	addr := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(bin, "--ledger", ledger, "serve", "--listen", "127.0.0.1:0", "--addr-file", addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(addr); err == nil && len(b) > 0 {
+			return strings.TrimSpace(string(b)), strings.TrimSpace(string(tok))
+		}
+	}
+	t.Fatal("pinki serve did not write its address")
+	return "", ""
 }
