@@ -54,7 +54,10 @@ type Store interface {
 
 	// Read calls fn for each entry after position from, in ledger order, up to
 	// the end of the ledger as it was when Read began, and returns the position
-	// after the last entry read. An error from fn stops the read and is returned.
+	// after the last entry read. An error from fn, or ctx ending, stops the
+	// read and is returned, with the position after the last entry fn
+	// accepted when the store knows it (else from): a reader that applied
+	// entries resumes after the last one it applied, by its sequence number.
 	Read(ctx context.Context, from Position, fn func(Entry) error) (Position, error)
 
 	// Wait blocks until the ledger holds an entry after position after, or ctx

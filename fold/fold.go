@@ -421,7 +421,7 @@ func (l *Ledger) Unknown() []UnknownLine { return l.unknown }
 func (l *Ledger) ApplyEntry(en *pinki.Entry) {
 	if en.Err != nil {
 		l.unknown = append(l.unknown, UnknownLine{Seq: en.Seq, Err: en.Err.Error()})
-		l.pos.Seq = en.Seq
+		l.pos = pinki.Position{Seq: en.Seq} // the store's mark for it comes with SetPosition
 		return
 	}
 	l.apply(en.Seq, en.Offset, &en.Event)
@@ -437,7 +437,10 @@ func (l *Ledger) SetPosition(p pinki.Position) { l.pos = p }
 func (l *Ledger) Apply(seq int64, e *pinki.Event) { l.apply(seq, 0, e) }
 
 func (l *Ledger) apply(seq, offset int64, e *pinki.Event) {
-	l.pos.Seq = seq
+	// The position is this line's number; the store's mark for it (its byte
+	// offset) is known only once a read ends, with SetPosition. A reader cut
+	// short keeps a position without a mark, which a store can always find.
+	l.pos = pinki.Position{Seq: seq}
 	if l.seat != "" && !l.viewWants(e) {
 		return
 	}

@@ -24,6 +24,7 @@ func readEntries(ctx context.Context, f *os.File, start pinki.Position, size int
 	var r readResult
 	r.end, r.err = scanLines(f, start, size, func(seq, offset int64, line []byte) error {
 		if r.ferr = ctx.Err(); r.ferr != nil {
+			r.stop = pinki.Position{Seq: seq - 1, Mark: offset}
 			return errStop
 		}
 		if r.ferr = fn(decodeEntry(&dec, seq, offset, line)); r.ferr != nil {

@@ -428,6 +428,7 @@ func (s *Store) Read(ctx context.Context, from pinki.Position, fn func(pinki.Ent
 			if tail, err := tailBefore(f, r.stop.Mark); err == nil {
 				s.remember(ident, r.stop, tail, false)
 			}
+			return r.stop, r.ferr // after the last entry fn accepted
 		}
 		return from, r.ferr
 	}

@@ -80,6 +80,11 @@ type Filter struct {
 	After  int64 // cursor: only obligations created after this sequence number
 	Limit  int   // 0: no limit
 	Now    time.Time
+	// Bound selects the obligations a verifier can check: bound to a target
+	// (bind) or naming an A2A task.
+	Bound bool
+	// Task selects the obligations naming this A2A task id.
+	Task string
 }
 
 // matchRecord applies the filters that need no state, so that a listing
@@ -89,6 +94,9 @@ func (f *Filter) matchRecord(o *fold.Obligation) bool {
 		return false
 	}
 	if f.Party != "" && !o.Party(f.Party) || f.Kind != 0 && o.Kind != f.Kind {
+		return false
+	}
+	if f.Bound && len(o.Binds()) == 0 && o.Record.Task() == "" || f.Task != "" && o.Record.Task() != f.Task {
 		return false
 	}
 	return (f.Since == 0 || o.Record.At >= f.Since) && o.Record.Seq > f.After

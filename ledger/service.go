@@ -142,6 +142,11 @@ func (s *Service) catchUp(ctx context.Context) error {
 		pos, err = s.store.Read(ctx, pinki.Position{}, apply)
 	}
 	if err != nil {
+		// Cut short: the fold holds what it applied, at a position without
+		// the store's mark; take the store's mark when it names that point.
+		if pos.Seq == s.fold.Position().Seq && pos.Mark > 0 {
+			s.fold.SetPosition(pos)
+		}
 		return pinki.AsError(err)
 	}
 	s.fold.SetPosition(pos)

@@ -41,6 +41,7 @@ type Item struct {
 	Proposer string          `json:"proposer,omitempty"`
 	SchemaID string          `json:"schema_id,omitempty"`
 	Accepted []string        `json:"accepted,omitempty"`
+	Bound    bool            `json:"bound,omitempty"` // bound to a verification target
 	Created  string          `json:"created_at"`
 	Seq      int64           `json:"seq"`
 
@@ -143,7 +144,7 @@ func item(o *fold.Obligation, st fold.Status) Item {
 	it := Item{ID: r.ID, Promise: r.Text, By: r.By, To: r.To, On: r.On, Until: until, UntilAt: untilAt,
 		Task: r.Task(), Meta: raw(r.Meta()), State: st.State, Kind: o.Kind.String(), Late: st.Late,
 		Phase: st.Phase, Rev: o.Rev, Lapse: r.Lapse(), Proposer: r.Proposer(), SchemaID: r.SchemaID(),
-		Created: r.TS, Seq: r.Seq}
+		Bound: len(o.Binds()) > 0, Created: r.TS, Seq: r.Seq}
 	if o.Kind == fold.KindAgreement {
 		for _, a := range o.CurrentAccepts() {
 			it.Accepted = append(it.Accepted, a.By)
