@@ -268,7 +268,7 @@ func (d *Decoder) Decode(line []byte) (Event, error) {
 	if !e.Type.Known() {
 		return e, fmt.Errorf("unknown event type %q", e.Type)
 	}
-	if extra := seen &^ allowed[e.Type]; extra != 0 {
+	if extra := keys &^ allowed[e.Type]; extra != 0 { // keys: a null counts too
 		return e, fmt.Errorf("field %q is not allowed on a %s event", fieldNames[lowest(extra)], e.Type)
 	}
 	if missing := required[e.Type] &^ seen; missing != 0 {
@@ -295,6 +295,17 @@ func (d *Decoder) Decode(line []byte) (Event, error) {
 	}
 	if seen&fAs != 0 && !e.As.Valid() {
 		return e, fmt.Errorf("field \"as\": %q is not satisfied, failed, cancelled or released", e.As)
+	}
+	// The other closed vocabularies: a value this version does not know is
+	// not understood, never read as something else.
+	if e.Lapse != "" && e.Lapse != LapseOverdue && e.Lapse != LapseExpire {
+		return e, fmt.Errorf("field \"lapse\": %q is not overdue or expire", e.Lapse)
+	}
+	if e.Proposer != "" && e.Proposer != "by" && e.Proposer != "to" {
+		return e, fmt.Errorf("field \"proposer\": %q is not by or to", e.Proposer)
+	}
+	if seen&fPhase != 0 && !e.Phase.Writable() {
+		return e, fmt.Errorf("field \"phase\": %q is not acknowledged, in_progress, blocked or pending_human", e.Phase)
 	}
 	return e, nil
 }
@@ -782,6 +793,11 @@ func (s *scanner) number() error {
 		if digits() == 0 {
 			return s.fail("invalid number")
 		}
+	}
+	// A number must be a finite double, as RFC 8785 (the digest's canonical
+	// form) requires: 1e400 is valid JSON that no digest could be made of.
+	if _, err := strconv.ParseFloat(string(s.b[start:s.i]), 64); err != nil {
+		return fmt.Errorf("number %s is out of range", s.b[start:s.i])
 	}
 	return nil
 }

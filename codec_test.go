@@ -108,6 +108,12 @@ func sample(key string) string {
 		return `{"a":1}`
 	case "as":
 		return `"cancelled"`
+	case "lapse":
+		return `"expire"`
+	case "proposer":
+		return `"to"`
+	case "phase":
+		return `"blocked"`
 	}
 	return `"x"`
 }
@@ -437,6 +443,23 @@ func TestDecoderEdges(t *testing.T) {
 		e, err = DecodeLine([]byte(strings.Replace(okPromise, `2026-09-01T17:00:00Z`, `0001-01-01T00:00:00Z`, 1)))
 		if err != nil || e.UntilAt != math.MinInt64 {
 			t.Fatalf("until 0001-01-01: %d, %v", e.UntilAt, err)
+		}
+	})
+	t.Run("closed vocabularies, finite numbers, nulls on keys not allowed", func(t *testing.T) {
+		for _, in := range []string{
+			promiseWith(`"lapse":"expires"`),
+			promiseWith(`"meta":{"n":1e400}`),
+			promiseWith(`"meta":{"n":-1e400}`),
+			promiseWith(`"observer":null`),
+			`{"ts":"2026-09-01T12:00:00Z","type":"propose","id":"a","promise":"t","by":"x","to":"y","until":"2026-09-02T12:00:00Z","proposer":"them"}`,
+			`{"ts":"2026-09-01T12:00:00Z","type":"progress","promise":"a","by":"x","phase":"requested"}`,
+		} {
+			if _, err := DecodeLine([]byte(in)); err == nil {
+				t.Errorf("accepted: %s", in)
+			}
+		}
+		if _, err := DecodeLine([]byte(promiseWith(`"meta":{"n":1e-400}`))); err != nil {
+			t.Errorf("a number that rounds to 0 is finite: %v", err)
 		}
 	})
 	t.Run("no comma fraction, no +24:00", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -25,7 +26,7 @@ func Canonicalize(data []byte) ([]byte, error) {
 	if err := value(dec, &out); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("jcs: trailing data after the JSON value")
 	}
 	return out.Bytes(), nil

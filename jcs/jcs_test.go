@@ -23,7 +23,7 @@ func TestCanonicalize(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}
-	for _, bad := range []string{`{"a":1,"a":2}`, `{`, `[1,]`, `1 2`, `1e400`} {
+	for _, bad := range []string{`{"a":1,"a":2}`, `{`, `[1,]`, `1 2`, `1e400`, `{"a":1} x`, `{"a":1}}`, `{"a":1},`, `{"a":1}]`} {
 		if _, err := Canonicalize([]byte(bad)); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}

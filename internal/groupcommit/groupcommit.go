@@ -142,6 +142,24 @@ func (q *Queue) loop() {
 				break more
 			}
 		}
-		q.commit(batch)
+		q.commitSafely(batch)
 	}
+}
+
+// commitSafely runs commit, turning a panic into an internal error for every
+// request of the batch not answered yet, so that one bad batch cannot take
+// the store (and the server) down.
+func (q *Queue) commitSafely(batch []*Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := pinki.Errorf(pinki.CodeInternal, "the commit failed: %v", p)
+			for _, r := range batch {
+				select {
+				case r.reply <- Result{Err: err}:
+				default: // answered before the panic
+				}
+			}
+		}
+	}()
+	q.commit(batch)
 }
