@@ -161,4 +161,3 @@ var stringFields = map[string]func(e *Event) string{
 	"observer":  func(e *Event) string { return e.Observer },
 	"state":     func(e *Event) string { return e.State },
 }
-
