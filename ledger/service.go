@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -229,10 +230,18 @@ func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Le
 			p.receipt.Idempotent = true
 			return s.finish(ctx, p.receipt)
 		}
+		if err := readsBack(p.events); err != nil {
+			return Receipt{}, err
+		}
 		pos, err := s.store.Append(ctx, p.events, p.fences)
 		if err == nil {
 			p.receipt.Seq = pos.Seq
-			if err := s.catchUpTo(ctx, pos); err != nil {
+			// The events are durable: catching up must not fail because the
+			// caller stopped waiting, or a landed write would read as failed.
+			if err := s.catchUpTo(context.WithoutCancel(ctx), pos); err != nil {
+				return Receipt{}, err
+			}
+			if err := s.counted(p.receipt.ID, pos.Seq); err != nil {
 				return Receipt{}, err
 			}
 			return s.finish(ctx, p.receipt)
@@ -246,6 +255,37 @@ func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Le
 		}
 	}
 	return Receipt{}, pinki.AsError(last)
+}
+
+// readsBack makes sure every event will be understood when read back: the
+// line AppendLine writes for it decodes. A write the ledger could not read
+// would be acknowledged and then lost (and would make every read exit 3).
+//
+// Errors: CodeInvalid naming what the decoder refused.
+func readsBack(events []pinki.Event) error {
+	for i := range events {
+		line := pinki.AppendLine(nil, &events[i])
+		if _, err := pinki.DecodeLine(line[:len(line)-1]); err != nil {
+			return pinki.Errorf(pinki.CodeInvalid, "the %s would not read back from the ledger: %v", events[i].Type, err)
+		}
+	}
+	return nil
+}
+
+// counted checks that the fold applied the line at seq about id: a line the
+// fences let through but the fold ignores (a race no fence covered) is a
+// conflict for the writer, not a success.
+func (s *Service) counted(id string, seq int64) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, ig := range s.fold.IgnoredFor(id) {
+		if ig.Seq == seq {
+			return &pinki.Error{Code: pinki.CodeConflict,
+				Message: fmt.Sprintf("%s changed while this write was being decided: the ledger holds the write, and the fold does not count it (%s)", id, ig.Why),
+				Hint:    fmt.Sprintf("show %s for what counts", id)}
+		}
+	}
+	return nil
 }
 
 // catchUpTo makes sure the fold includes pos (a follower may not have got
