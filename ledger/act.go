@@ -96,7 +96,10 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 	}
 	return s.write(ctx, c.rev != nil, func(l *fold.Ledger, ts string, at int64) (plan, error) {
 		o := l.Get(id)
-		if o == nil {
+		if o == nil || !canRead(who, o) {
+			// A seat acts only on what it may read: an obligation it is no
+			// party to does not exist for it, so that neither a write nor
+			// its refusal tells it otherwise.
 			return plan{}, notFound(l, id)
 		}
 		e, err := c.prepare(o)
@@ -117,9 +120,14 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 		if err := checkEvent(l, &e, who, false); err != nil {
 			return plan{}, err
 		}
-		return plan{events: []pinki.Event{e},
-			fences:  []pinki.Fence{{Subject: id, Version: o.Version, Seen: l.Position()}},
-			receipt: Receipt{ID: id}}, nil
+		fences := []pinki.Fence{{Subject: id, Version: o.Version, Seen: l.Position()}}
+		if on := o.Record.On; on != "" {
+			// The rules read the antecedent's state (conditional, expired
+			// with it): a change to it, or its declaration, must fail the
+			// append too.
+			fences = append(fences, pinki.Fence{Subject: on, Version: l.Version(on), Seen: l.Position()})
+		}
+		return plan{events: []pinki.Event{e}, fences: fences, receipt: Receipt{ID: id}}, nil
 	})
 }
 
@@ -418,7 +426,7 @@ func (s *Service) applied(ctx context.Context, o *fold.Obligation, e *pinki.Even
 		return false, nil
 	case pinki.TypeBind:
 		for _, b := range o.Binds() {
-			if b.By == e.By && b.Target == e.Target && b.Meta == e.Meta {
+			if b.By == e.By && sameJSON(b.Target, e.Target) && b.Meta == e.Meta {
 				return true, nil
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -206,6 +207,9 @@ func relative(v string) (d time.Duration, ok bool, err error) {
 			unit = 7 * 24 * time.Hour
 		default:
 			return 0, true, fmt.Errorf("unknown unit %q: use s, m, h, d or w", s[i])
+		}
+		if time.Duration(n) > (math.MaxInt64-d)/unit {
+			return 0, true, fmt.Errorf("longer than a duration can be (about 292 years): give an instant instead")
 		}
 		d += time.Duration(n) * unit
 		s = s[i+1:]

@@ -1,0 +1,180 @@
+package ledger_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/fold"
+	"github.com/pinki-ledger/pinki/jsonl"
+	"github.com/pinki-ledger/pinki/ledger"
+)
+
+// ledgerFile opens a file ledger in a temporary directory and returns its
+// path with a function opening one more service over it.
+func ledgerFile(t *testing.T) (string, func() *ledger.Service) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	return path, func() *ledger.Service {
+		st, err := jsonl.Open(path, jsonl.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := ledger.New(st, ledger.Options{Clock: func() time.Time { return now }})
+		t.Cleanup(func() { svc.Close(); st.Close() })
+		return svc
+	}
+}
+
+func lineCount(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0 // the file ledger creates its file with the first line
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("\n"))
+}
+
+// TestWritesKeepPrivacy: a seat acting on an obligation it is no party to
+// learns nothing, not even that it exists: every act answers not found,
+// exactly as for an id nobody declared, and nothing is appended.
+func TestWritesKeepPrivacy(t *testing.T) {
+	ctx := context.Background()
+	path, open := ledgerFile(t)
+	svc := open()
+	alice := pinki.Identity{Seat: "alice", Role: pinki.RoleSeat}
+	mallory := pinki.Identity{Seat: "mallory", Role: pinki.RoleSeat}
+	observer := pinki.Identity{Seat: "audit", Role: pinki.RoleObserver}
+	if _, err := svc.Create(ctx, alice, ledger.CreateInput{Kind: fold.KindPromise, ID: "p1", Text: "x",
+		By: "alice", To: "bob", Until: "+1h"}); err != nil {
+		t.Fatal(err)
+	}
+	before := lineCount(t, path)
+	for _, id := range []string{"p1", "nobody-declared-this"} {
+		acts := map[string]func() error{
+			"amend": func() error {
+				_, err := svc.Amend(ctx, mallory, ledger.AmendInput{ID: id, Until: "+2h"})
+				return err
+			},
+			"progress": func() error {
+				_, err := svc.Progress(ctx, mallory, ledger.ProgressInput{ID: id, Phase: pinki.PhaseInProgress})
+				return err
+			},
+			"resolve": func() error {
+				_, err := svc.Resolve(ctx, mallory, ledger.ResolveInput{ID: id, As: pinki.Released})
+				return err
+			},
+			"assess": func() error {
+				_, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: id, State: "violated"})
+				return err
+			},
+			"bind": func() error {
+				_, err := svc.Bind(ctx, mallory, ledger.BindInput{ID: id, Target: []byte(`{"kind":"todo","id":"1"}`)})
+				return err
+			},
+		}
+		for name, act := range acts {
+			err := act()
+			if pinki.ErrorCode(err) != pinki.CodeNotFound {
+				t.Errorf("%s of %s by a third seat: %v, want not found", name, id, err)
+				continue
+			}
+			if want := `nothing in the ledger declares "` + id + `"`; err.Error() != want && !bytes.Contains([]byte(err.Error()), []byte(want)) {
+				t.Errorf("%s of %s by a third seat: %q does not read like an unknown id", name, id, err)
+			}
+		}
+	}
+	if n := lineCount(t, path); n != before {
+		t.Fatalf("refused writes appended %d lines", n-before)
+	}
+	// An observer reads everything, so it may assess.
+	if _, err := svc.Assess(ctx, observer, ledger.AssessInput{ID: "p1", State: "kept"}); err != nil {
+		t.Fatalf("an observer's assessment: %v", err)
+	}
+}
+
+// TestBindRetryWithReorderedTarget: a retried binding whose target has its
+// keys in another order is the same write.
+func TestBindRetryWithReorderedTarget(t *testing.T) {
+	ctx := context.Background()
+	path, open := ledgerFile(t)
+	svc := open()
+	if _, err := svc.Create(ctx, pinki.Identity{}, ledger.CreateInput{Kind: fold.KindPromise, ID: "p1", Text: "x",
+		By: "alice", To: "bob", Until: "+1h"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Bind(ctx, pinki.Identity{}, ledger.BindInput{ID: "p1",
+		Target: []byte(`{"kind":"todo","list":"l","id":"7"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	n := lineCount(t, path)
+	r, err := svc.Bind(ctx, pinki.Identity{}, ledger.BindInput{ID: "p1",
+		Target: []byte(`{ "id": "7", "list": "l", "kind": "todo" }`)})
+	if err != nil || !r.Idempotent {
+		t.Fatalf("retried bind with reordered keys: %+v, %v; want idempotent", r, err)
+	}
+	if lineCount(t, path) != n {
+		t.Fatal("the retried bind appended a line")
+	}
+}
+
+// TestAntecedentChangeFailsTheWrite: a service deciding on an obligation
+// while another process ends its antecedent must not append on the stale
+// view; the write is a conflict and nothing lands.
+func TestAntecedentChangeFailsTheWrite(t *testing.T) {
+	ctx := context.Background()
+	path, open := ledgerFile(t)
+	a, b := open(), open()
+	who := pinki.Identity{}
+	for _, in := range []ledger.CreateInput{
+		{Kind: fold.KindPromise, ID: "root", Text: "x", By: "carol", To: "alice", Until: "+1h"},
+		{Kind: fold.KindPromise, ID: "child", Text: "y", By: "alice", To: "bob", On: "root", Until: "+2h", Lapse: pinki.LapseExpire},
+	} {
+		if _, err := a.Create(ctx, who, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Resolve(ctx, who, ledger.ResolveInput{ID: "root", As: pinki.Cancelled, Reason: "dropped"}); err != nil {
+		t.Fatal(err)
+	}
+	n := lineCount(t, path)
+	// b has not seen the cancel: to it, child is still open.
+	_, err := b.Amend(ctx, who, ledger.AmendInput{ID: "child", Until: "+1d"})
+	if pinki.ErrorCode(err) != pinki.CodeConflict {
+		t.Fatalf("amend on a stale view of the antecedent: %v, want a conflict", err)
+	}
+	if lineCount(t, path) != n {
+		t.Fatal("the amend decided on a stale antecedent was appended")
+	}
+}
+
+// TestWriteThatWouldNotReadBack: a value the ledger's reader refuses (a
+// number no double holds) is refused at the write, never acknowledged and
+// then unreadable.
+func TestWriteThatWouldNotReadBack(t *testing.T) {
+	ctx := context.Background()
+	path, open := ledgerFile(t)
+	svc := open()
+	_, err := svc.Create(ctx, pinki.Identity{}, ledger.CreateInput{Kind: fold.KindPromise, ID: "p1", Text: "x",
+		By: "alice", To: "bob", Until: "+1h", Meta: []byte(`{"n":1e400}`)})
+	if pinki.ErrorCode(err) != pinki.CodeInvalid {
+		t.Fatalf("a meta with 1e400: %v, want invalid", err)
+	}
+	if n := lineCount(t, path); n != 0 {
+		t.Fatalf("the refused write appended %d lines", n)
+	}
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
