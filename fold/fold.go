@@ -12,7 +12,6 @@ package fold
 
 import (
 	"hash/maphash"
-	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -232,17 +231,6 @@ func (o *Obligation) Horizon() (string, int64) {
 // Phase is the latest progress phase reported, or "" when none was.
 func (o *Obligation) Phase() pinki.Phase { return o.lastPhase }
 
-// Refs returns the refs of the applied events of type t, in ledger order.
-func (o *Obligation) Refs(t pinki.Type) []Ref {
-	var out []Ref
-	for _, r := range o.Events {
-		if r.Type == t {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Last returns the ref of the latest applied event of type t.
 func (o *Obligation) Last(t pinki.Type) (Ref, bool) {
 	for i := len(o.Events) - 1; i >= 0; i-- {
@@ -315,12 +303,12 @@ type Ledger struct {
 	recent    *[recentSize]*Obligation // see lookup
 
 	// A seat's view (see Subset): seat is set, the ledger holds only what
-	// that seat's open obligations need, total is unknown (-1), wanted lists
-	// antecedents not declared yet, and incomplete is set once a line needs
-	// what the view left out.
+	// that seat's open obligations need, wanted lists antecedents not
+	// declared yet, declared filters every id the ledger declared, and
+	// incomplete is set once a line needs what the view left out.
 	seat       string
-	total      int
 	wanted     map[string]bool
+	declared   *declaredIDs
 	incomplete bool
 }
 
@@ -585,14 +573,6 @@ func (l *Ledger) ignore(seq int64, e *pinki.Event, why string) {
 	c := e.Clone()
 	l.ignoredBy[c.Key()] = append(l.ignoredBy[c.Key()], len(l.ignored))
 	l.ignored = append(l.ignored, Ignored{Seq: seq, Event: c, Why: why})
-}
-
-// Sorted returns the obligations ordered by less, leaving the ledger's own
-// order untouched.
-func Sorted(obs []*Obligation, less func(a, b *Obligation) bool) []*Obligation {
-	out := append([]*Obligation(nil), obs...)
-	sort.SliceStable(out, func(i, j int) bool { return less(out[i], out[j]) })
-	return out
 }
 
 // Event returns the creation event the record came from.

@@ -23,7 +23,7 @@ const snapMagic = "pinki-fold\x00"
 
 // snapVersion changes whenever the encoding or the fold's meaning changes, so
 // that an old snapshot is never read by a new fold.
-const snapVersion = 3
+const snapVersion = 4
 
 // ErrSnapshot is returned for bytes that are not a snapshot this version can
 // read.
@@ -60,7 +60,6 @@ func (l *Ledger) WriteSnapshot(out io.Writer) error {
 	w.str(l.seat)
 	w.int(l.pos.Seq)
 	w.int(l.pos.Mark)
-	w.int(int64(l.total))
 	w.uint(uint64(len(l.order)))
 	for _, o := range l.order {
 		w.obligation(o)
@@ -90,6 +89,13 @@ func (l *Ledger) WriteSnapshot(out io.Writer) error {
 		w.str(id)
 	}
 	w.flag(l.incomplete)
+	if l.seat != "" {
+		w.uint(uint64(len(l.declared.bits)))
+		for _, word := range l.declared.bits {
+			w.b = binary.LittleEndian.AppendUint64(w.b, word)
+			w.spill()
+		}
+	}
 	return w.flush()
 }
 
@@ -226,7 +232,6 @@ func LoadSnapshot(data []byte) (l *Ledger, err error) {
 	}
 	l.pos.Seq = r.int()
 	l.pos.Mark = r.int()
-	l.total = int(r.int())
 	n := r.count()
 	l.order = make([]*Obligation, 0, n)
 	l.obs = make(map[string]*Obligation, n)
@@ -266,6 +271,17 @@ func LoadSnapshot(data []byte) (l *Ledger, err error) {
 		l.wanted[r.str()] = true
 	}
 	l.incomplete = r.flag()
+	if l.seat != "" {
+		words := r.count()
+		if words == 0 || len(r.b)-r.i < 8*words {
+			return nil, fmt.Errorf("%w: declared ids", ErrSnapshot)
+		}
+		l.declared = &declaredIDs{bits: make([]uint64, words)}
+		for i := range l.declared.bits {
+			l.declared.bits[i] = binary.LittleEndian.Uint64(r.b[r.i:])
+			r.i += 8
+		}
+	}
 	if r.i != len(r.b) {
 		return nil, fmt.Errorf("%w: trailing bytes", ErrSnapshot)
 	}

@@ -153,3 +153,51 @@ func TestSubsetAnswersAsTheWhole(t *testing.T) {
 		t.Fatalf("the test compared too little: %d views, %d incomplete, %d statuses", views, incomplete, compared)
 	}
 }
+
+// TestSubsetRedeclaredID: a line after the view declaring, for the view's
+// seat, an id the ledger already holds among what the view left out (a
+// resolved obligation, another seat's) is ignored by the whole fold; the view
+// must not count it, so it gives up. A new id keeps the view usable.
+func TestSubsetRedeclaredID(t *testing.T) {
+	dec := func(s string) pinki.Event {
+		e, err := pinki.DecodeLine([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	base := []pinki.Event{
+		dec(`{"type":"promise","ts":"2026-09-01T09:00:00Z","id":"done","promise":"x","by":"alice","to":"bob","until":"2026-09-02T00:00:00Z"}`),
+		dec(`{"type":"resolve","ts":"2026-09-01T10:00:00Z","promise":"done","as":"satisfied","by":"alice","evidence":["e"]}`),
+		dec(`{"type":"promise","ts":"2026-09-01T09:00:00Z","id":"carols","promise":"y","by":"carol","to":"dave","until":"2026-09-02T00:00:00Z"}`),
+	}
+	for _, tc := range []struct {
+		line           string
+		wantIncomplete bool
+	}{
+		{`{"type":"promise","ts":"2026-09-01T11:00:00Z","id":"done","promise":"again","by":"alice","to":"bob","until":"2026-09-03T00:00:00Z"}`, true},
+		{`{"type":"request","ts":"2026-09-01T11:00:00Z","id":"carols","promise":"z","by":"erin","to":"alice","until":"2026-09-03T00:00:00Z"}`, true},
+		{`{"type":"promise","ts":"2026-09-01T11:00:00Z","id":"fresh","promise":"new","by":"alice","to":"bob","until":"2026-09-03T00:00:00Z"}`, false},
+	} {
+		whole := fromEvents(base)
+		view, err := fold.LoadSnapshot(whole.Subset("alice").Snapshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := dec(tc.line)
+		seq := int64(len(base) + 1)
+		whole.Apply(seq, &e)
+		view.Apply(seq, &e)
+		if view.Incomplete() != tc.wantIncomplete {
+			t.Errorf("%s: incomplete %v, want %v", e.ID, view.Incomplete(), tc.wantIncomplete)
+		}
+		if view.Incomplete() {
+			continue
+		}
+		now, _ := pinki.ParseInstant("2026-09-01T12:00:00Z")
+		want, got := whole.At(now).Status(whole.Get(e.ID)), view.At(now).Status(view.Get(e.ID))
+		if got != want {
+			t.Errorf("%s: %s in the view, %s in the ledger", e.ID, got.State, want.State)
+		}
+	}
+}

@@ -15,7 +15,11 @@ import "github.com/pinki-ledger/pinki"
 // hold), the view is Incomplete and must not be used.
 func (l *Ledger) Subset(seat string) *Ledger {
 	v := New()
-	v.seat, v.total, v.pos = seat, -1, l.pos
+	v.seat, v.pos = seat, l.pos
+	v.declared = newDeclaredIDs(len(l.order))
+	for _, o := range l.order {
+		v.declared.add(o.Record.ID)
+	}
 	v.unknown = append(v.unknown, l.unknown...) // a reader reports them whatever it answers from
 	v.wanted = map[string]bool{}
 	add := func(o *Obligation) bool {
@@ -81,10 +85,17 @@ func (l *Ledger) viewWants(e *pinki.Event) bool {
 	if l.obs[e.ID] != nil {
 		return true // a second declaration: the fold ignores it, as the whole ledger does
 	}
+	declared := l.declared.mayHold(e.ID)
+	l.declared.add(e.ID)
 	if !l.wanted[e.ID] && e.By != l.seat && e.To != l.seat {
 		return false
 	}
 	delete(l.wanted, e.ID)
+	if declared {
+		// The ledger may hold this id among what the view left out: then
+		// the whole fold ignores this declaration, and the view cannot tell.
+		l.incomplete = true
+	}
 	if e.On != "" && l.obs[e.On] == nil {
 		// Whether its antecedent exists, and how it stands, is beyond the view.
 		l.incomplete = true
