@@ -22,7 +22,7 @@ const CacheDir = "cache"
 // cacheMagic starts every snapshot file; cacheFormat changes with the header.
 const (
 	cacheMagic  = "pinki-cache\n"
-	cacheFormat = 1
+	cacheFormat = 2
 )
 
 // cacheHeader says which ledger, at which point, a snapshot belongs to, and
@@ -35,6 +35,11 @@ type cacheHeader struct {
 	Seq     int64  `json:"seq"`
 	Mark    int64  `json:"mark"`
 	Samples string `json:"samples"` // sha256 of sampled bytes of the ledger before Mark
+	// Size and MTime are the ledger's when the snapshot was saved: the same
+	// size with another modification time means bytes changed in place
+	// (pinki only appends), which the samples may not cover.
+	Size  int64 `json:"size"`
+	MTime int64 `json:"mtime"`
 }
 
 // exactBelow is the prefix size up to which the whole prefix is hashed; above
@@ -114,7 +119,7 @@ func (s *Store) SaveSnapshot(name string, at pinki.Position, write func(io.Write
 		return pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
 	}
 	hdr, _ := json.Marshal(cacheHeader{Format: cacheFormat, Ledger: filepath.Base(s.path), Dev: ident.dev,
-		Ino: ident.ino, Seq: at.Seq, Mark: at.Mark, Samples: samples})
+		Ino: ident.ino, Seq: at.Seq, Mark: at.Mark, Samples: samples, Size: fi.Size(), MTime: fi.ModTime().UnixNano()})
 	dst := s.cachePath(name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return pinki.Errorf(pinki.CodeUnavailable, "cannot create %s: %v", filepath.Dir(dst), err)
@@ -155,8 +160,9 @@ func errorsJoin(errs ...error) error {
 // LoadSnapshot implements pinki.Snapshots. It returns ok=false, and the
 // caller folds from the start, unless the snapshot belongs to this ledger
 // file (same device and inode), the file still holds at least the snapshot's
-// bytes with a line ending where the snapshot stopped, and those bytes still
-// hash to the samples taken when it was saved. A ledger replaced by a checkout
+// bytes with a line ending where the snapshot stopped, those bytes still
+// hash to the samples taken when it was saved, and the file was not modified
+// without growing (same size, another modification time). A ledger replaced by a checkout
 // or a restore, truncated, or rewritten in place therefore never answers from
 // a stale snapshot.
 func (s *Store) LoadSnapshot(name string) ([]byte, pinki.Position, bool) {
@@ -182,6 +188,9 @@ func (s *Store) LoadSnapshot(name string) ([]byte, pinki.Position, bool) {
 	ident, ierr := identOf(f)
 	if err != nil || ierr != nil || ident != (fileIdent{dev: h.Dev, ino: h.Ino}) || fi.Size() < h.Mark || h.Mark < 0 {
 		return nil, pinki.Position{}, false
+	}
+	if fi.Size() == h.Size && fi.ModTime().UnixNano() != h.MTime {
+		return nil, pinki.Position{}, false // rewritten in place
 	}
 	if h.Mark > 0 {
 		var b [1]byte

@@ -128,9 +128,8 @@ func (s *Store) commit(batch []*request) {
 			r.Reply(result{Err: err})
 		}
 	}
-	_, statErr := os.Stat(s.Dir())
-	newDir := errors.Is(statErr, os.ErrNotExist)
-	if err := os.MkdirAll(s.Dir(), 0o755); err != nil {
+	newDirs, err := makeDirs(s.Dir())
+	if err != nil {
 		answer(pinki.Errorf(pinki.CodeUnavailable, "cannot create %s: %v", s.Dir(), err))
 		return
 	}
@@ -162,8 +161,9 @@ func (s *Store) commit(batch []*request) {
 	var positions []pinki.Position
 	pos := s.tracked
 	batchTouched := map[string]bool{}
+	verified := map[int64]error{} // fence mark -> sameFile's answer
 	for _, r := range batch {
-		if err := s.checkFences(f, r.Fences, batchTouched); err != nil {
+		if err := s.checkFences(f, ident, size, r.Fences, batchTouched, verified); err != nil {
 			r.Reply(result{Err: err})
 			continue
 		}
@@ -198,9 +198,9 @@ func (s *Store) commit(batch []*request) {
 		err = unix.Fdatasync(int(f.Fd()))
 		if err == nil && created {
 			err = syncDir(s.Dir())
-			if err == nil && newDir {
-				err = syncDir(filepath.Dir(s.Dir()))
-			}
+		}
+		if err == nil {
+			err = syncParents(newDirs)
 		}
 		if err != nil {
 			fail(pinki.Errorf(pinki.CodeUnavailable, "cannot fsync %s: %v", s.path, err))
@@ -342,11 +342,21 @@ func (s *Store) seek(f *os.File, from pinki.Position, size int64) (pinki.Positio
 
 // checkFences reports a conflict when a fenced subject was named by a line
 // after the fence's position, or by an earlier request in this batch, or
-// when the fence's position is not one this file holds.
-func (s *Store) checkFences(f *os.File, fences []pinki.Fence, batchTouched map[string]bool) error {
+// when the fence's position is not one this file holds: the file (ident, of
+// size bytes) was replaced or rewritten since the write was decided, which
+// wraps pinki.ErrReplaced. verified memoizes that check by mark.
+func (s *Store) checkFences(f *os.File, ident fileIdent, size int64, fences []pinki.Fence, batchTouched map[string]bool, verified map[int64]error) error {
 	for _, fe := range fences {
 		if batchTouched[fe.Subject] {
 			return conflict(fe.Subject)
+		}
+		err, done := verified[fe.Seen.Mark]
+		if !done {
+			err = s.sameFile(f, ident, fe.Seen, size)
+			verified[fe.Seen.Mark] = err
+		}
+		if err != nil {
+			return err
 		}
 		s.mu.Lock()
 		seq, seen := s.touched[fe.Subject]
@@ -615,6 +625,36 @@ func (s *Store) beyond(after pinki.Position, counted *pinki.Position) (bool, err
 }
 
 var _ pinki.Store = (*Store)(nil)
+
+// makeDirs creates dir and its missing parents, returning the directories
+// it created, deepest first: their entries are durable only once each
+// parent is fsynced (syncParents).
+func makeDirs(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	return missing, os.MkdirAll(dir, 0o755)
+}
+
+// syncParents fsyncs the parent of every directory makeDirs created.
+func syncParents(created []string) error {
+	for _, d := range created {
+		if err := syncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func syncDir(dir string) error {
 	d, err := os.Open(dir)

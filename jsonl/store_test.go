@@ -299,7 +299,16 @@ func TestReplacedInPlace(t *testing.T) {
 			if !errors.Is(err, pinki.ErrReplaced) {
 				t.Fatalf("Read after an in-place rewrite = %v, want ErrReplaced", err)
 			}
-			// A fence taken before the rewrite fails too.
+			// A fence taken before the rewrite fails too, though the new
+			// file is longer and has a line boundary where the old one had.
+			_, err = s.Append(ctx(t), []pinki.Event{amend("bb-1", 1)}, []pinki.Fence{{Subject: "bb-1", Version: 1, Seen: pos}})
+			if !errors.Is(err, pinki.ErrReplaced) {
+				t.Fatalf("append fenced at a position of the replaced file = %v, want ErrReplaced", err)
+			}
+			if n := bytes.Count(mustRead(t, path), []byte("\n")); n != 4 {
+				t.Fatalf("the rewritten file holds %d lines after the refused append, want 4", n)
+			}
+			// Beyond the new file's end, likewise.
 			_, err = s.Append(ctx(t), []pinki.Event{amend("bb-4", 1)}, []pinki.Fence{{Subject: "bb-4", Version: 0, Seen: pinki.Position{Seq: 9, Mark: pos.Mark * 3}}})
 			if pinki.ErrorCode(err) != pinki.CodeConflict {
 				t.Fatalf("append fenced beyond the rewritten file's end = %v, want a conflict", err)
@@ -574,5 +583,35 @@ func TestReopen(t *testing.T) {
 	entries, end := readAll(t, again, pinki.Position{})
 	if len(entries) != 5 || end.Seq != 5 {
 		t.Fatalf("after reopening: %d entries up to %+v", len(entries), end)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestMakeDirs: the directories created for a ledger are reported deepest
+// first, so that each parent is fsynced; existing ones are not.
+func TestMakeDirs(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a", "b", ".pinki")
+	got, err := makeDirs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{dir, filepath.Join(root, "a", "b"), filepath.Join(root, "a")}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("makeDirs created %q, want %q", got, want)
+	}
+	if err := syncParents(got); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := makeDirs(dir); err != nil || got != nil {
+		t.Fatalf("makeDirs of an existing directory = %q, %v", got, err)
 	}
 }

@@ -45,7 +45,8 @@ func (s *Store) repairTail(f *os.File) (int64, error) {
 		return 0, pinki.Errorf(pinki.CodeUnavailable, "cannot read %s: %v", s.path, err)
 	}
 	dir := filepath.Join(s.Dir(), QuarantineDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	newDirs, err := makeDirs(dir)
+	if err != nil {
 		return 0, pinki.Errorf(pinki.CodeUnavailable, "cannot create %s: %v", dir, err)
 	}
 	name := filepath.Join(dir, fmt.Sprintf("%s.%d.torn", filepath.Base(s.path), time.Now().UnixNano()))
@@ -61,6 +62,9 @@ func (s *Store) repairTail(f *os.File) (int64, error) {
 	}
 	if err := syncDir(dir); err != nil {
 		return 0, pinki.Errorf(pinki.CodeUnavailable, "cannot fsync %s: %v", dir, err)
+	}
+	if err := syncParents(newDirs); err != nil {
+		return 0, pinki.Errorf(pinki.CodeUnavailable, "cannot fsync the parent of %s: %v", dir, err)
 	}
 	if err := f.Truncate(keep); err != nil {
 		return 0, pinki.Errorf(pinki.CodeUnavailable, "cannot cut the torn tail of %s: %v", s.path, err)
