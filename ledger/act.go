@@ -280,6 +280,14 @@ func (s *Service) Resolve(ctx context.Context, who pinki.Identity, in ResolveInp
 			return Receipt{}, err
 		}
 	}
+	schemaID, err := text("schema_id", in.SchemaID, false)
+	if err != nil {
+		return Receipt{}, err
+	}
+	digest, err := text("digest", in.Digest, false)
+	if err != nil {
+		return Receipt{}, err
+	}
 	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev,
 		prepare: func(o *fold.Obligation) (pinki.Event, error) {
 			party := o.Debtor()
@@ -288,7 +296,7 @@ func (s *Service) Resolve(ctx context.Context, who pinki.Identity, in ResolveInp
 			}
 			by, err := claim(who, "by", in.By, party)
 			return pinki.Event{Type: pinki.TypeResolve, As: in.As, By: by, Evidence: ev, Reason: reason,
-				Response: response, SchemaID: strings.TrimSpace(in.SchemaID), Digest: strings.TrimSpace(in.Digest), Meta: meta}, err
+				Response: response, SchemaID: schemaID, Digest: digest, Meta: meta}, err
 		},
 	})
 }

@@ -28,9 +28,42 @@ func text(field, v string, required bool) (string, error) {
 	case !utf8.ValidString(v):
 		return "", pinki.Invalid(field, "%s is not valid UTF-8", field)
 	case len(v) > pinki.MaxText:
-		return "", pinki.Invalid(field, "%s is %d bytes, over the %d-byte limit", field, len(v), pinki.MaxText)
+		return "", tooLarge(field, "%s is %d bytes, over the %d-byte limit", field, len(v), pinki.MaxText)
 	}
 	return v, nil
+}
+
+// tooLarge is the error for a field over its size cap: CodeTooLarge, which
+// every surface maps like a refused input (exit 2, HTTP 413).
+func tooLarge(field, format string, args ...any) *pinki.Error {
+	return &pinki.Error{Code: pinki.CodeTooLarge, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// maxNesting is how deep a JSON value (meta, a schema, a response, a target)
+// may nest: the ledger's reader refuses deeper values.
+const maxNesting = 200
+
+// nesting returns the deepest nesting of arrays and objects in the JSON text
+// v (which is assumed to be valid).
+func nesting(v []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // seat validates a seat name: non-empty, valid UTF-8, no control characters,
@@ -44,7 +77,7 @@ func seat(field, v string) (string, error) {
 		return "", pinki.Invalid(field, "%s is not valid UTF-8", field)
 	}
 	if len(v) > maxSeat {
-		return "", pinki.Invalid(field, "%s is %d bytes, over the %d-byte limit for a seat", field, len(v), maxSeat)
+		return "", tooLarge(field, "%s is %d bytes, over the %d-byte limit for a seat", field, len(v), maxSeat)
 	}
 	for _, r := range v {
 		if unicode.IsControl(r) {
@@ -106,13 +139,22 @@ func checkID(field, id string) (string, error) {
 
 // Meta validates and canonicalizes a meta object (SPEC §1): a JSON object,
 // non-empty, at most 8 KiB in its canonical form. It returns "" for no meta.
+//
+// Errors: CodeInvalid naming field (not JSON, not an object, empty, nested
+// deeper than 200); CodeTooLarge over 8 KiB.
 func Meta(field string, v json.RawMessage) (string, error) {
 	if len(bytes.TrimSpace(v)) == 0 {
 		return "", nil
 	}
+	if len(v) > 8*pinki.MaxMeta {
+		return "", tooLarge(field, "%s is %d bytes as given, far over the limit of %d", field, len(v), pinki.MaxMeta)
+	}
 	canon, err := jcs.Canonicalize(v)
 	if err != nil {
 		return "", pinki.Invalid(field, "%s is not valid JSON: %s", field, strings.TrimPrefix(err.Error(), "jcs: "))
+	}
+	if d := nesting(canon); d > maxNesting {
+		return "", pinki.Invalid(field, "%s nests %d levels deep, over the limit of %d", field, d, maxNesting)
 	}
 	switch canon[0] {
 	case '{':
@@ -125,14 +167,17 @@ func Meta(field string, v json.RawMessage) (string, error) {
 		return "", pinki.Invalid(field, "%s is an empty object: leave it out instead", field)
 	}
 	if len(canon) > pinki.MaxMeta {
-		return "", &pinki.Error{Code: pinki.CodeInvalid, Field: field,
-			Message: fmt.Sprintf("%s is %d bytes, over the limit of %d", field, len(canon), pinki.MaxMeta)}
+		return "", tooLarge(field, "%s is %d bytes, over the limit of %d", field, len(canon), pinki.MaxMeta)
 	}
 	return string(canon), nil
 }
 
 func jsonKind(canon []byte) string {
 	switch canon[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
 	case '"':
 		return "a string"
 	case 't', 'f':
@@ -225,8 +270,11 @@ func evidence(refs []string) ([]string, error) {
 		if r == "" {
 			return nil, pinki.Invalid("evidence", "evidence reference %d is empty", i+1)
 		}
-		if !utf8.ValidString(r) || len(r) > pinki.MaxText {
-			return nil, pinki.Invalid("evidence", "evidence reference %d is not valid UTF-8 or is over %d bytes", i+1, pinki.MaxText)
+		if !utf8.ValidString(r) {
+			return nil, pinki.Invalid("evidence", "evidence reference %d is not valid UTF-8", i+1)
+		}
+		if len(r) > pinki.MaxText {
+			return nil, tooLarge("evidence", "evidence reference %d is %d bytes, over the %d-byte limit", i+1, len(r), pinki.MaxText)
 		}
 		out = append(out, r)
 	}
@@ -234,19 +282,25 @@ func evidence(refs []string) ([]string, error) {
 }
 
 // compactJSON validates v as one JSON value (no duplicate keys, finite
-// numbers) of at most limit bytes once compacted, and returns it compacted,
-// in the writer's key order. Comparisons use its canonical form (sameJSON).
+// numbers, at most maxNesting deep) of at most limit bytes once compacted,
+// and returns it compacted, in the writer's key order. Comparisons use its
+// canonical form (sameJSON).
+//
+// Errors: CodeInvalid naming field for what is not such a value;
+// CodeTooLarge over limit.
 func compactJSON(field string, v json.RawMessage, limit int) (string, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, v); err != nil {
 		return "", pinki.Invalid(field, "%s is not valid JSON: %v", field, err)
 	}
+	if buf.Len() > limit {
+		return "", tooLarge(field, "%s is %d bytes, over the limit of %d", field, buf.Len(), limit)
+	}
+	if d := nesting(buf.Bytes()); d > maxNesting {
+		return "", pinki.Invalid(field, "%s nests %d levels deep, over the limit of %d", field, d, maxNesting)
+	}
 	if _, err := jcs.Canonicalize(buf.Bytes()); err != nil {
 		return "", pinki.Invalid(field, "%s: %s", field, strings.TrimPrefix(err.Error(), "jcs: "))
-	}
-	if buf.Len() > limit {
-		return "", &pinki.Error{Code: pinki.CodeTooLarge, Field: field,
-			Message: fmt.Sprintf("%s is %d bytes, over the limit of %d", field, buf.Len(), limit)}
 	}
 	return buf.String(), nil
 }

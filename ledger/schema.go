@@ -29,15 +29,42 @@ func (refusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("remote $ref %q refused: the schema must be self-contained", url)
 }
 
-// compiledSchemas caches compiled schemas by their canonical text.
-var compiledSchemas sync.Map // string -> *jsonschema.Schema
+// compiledSchemas caches compiled schemas by their canonical text, up to
+// maxCompiled of them: a long-running server sees requests with any number of
+// distinct schemas, and a compile is cheap next to unbounded memory. When the
+// cache is full it starts over.
+var compiledSchemas = struct {
+	sync.Mutex
+	m map[string]*jsonschema.Schema
+}{m: map[string]*jsonschema.Schema{}}
+
+const maxCompiled = 512
+
+func cachedSchema(canonical string) *jsonschema.Schema {
+	compiledSchemas.Lock()
+	defer compiledSchemas.Unlock()
+	return compiledSchemas.m[canonical]
+}
+
+func cacheSchema(canonical string, sch *jsonschema.Schema) {
+	compiledSchemas.Lock()
+	defer compiledSchemas.Unlock()
+	if len(compiledSchemas.m) >= maxCompiled {
+		clear(compiledSchemas.m)
+	}
+	compiledSchemas.m[canonical] = sch
+}
 
 // CompileSchema compiles an inline JSON Schema 2020-12. It refuses schemas over
-// 64 KiB, schemas that are not objects or booleans, schemas naming another
+// 64 KiB, schemas that are not JSON objects (the boolean schemas too: a
+// request's schema describes an answer), schemas naming another
 // draft in $schema, and any $ref that leaves the document.
+//
+// Errors: CodeTooLarge over 64 KiB; CodeInvalid with field "schema" for
+// every other refusal, naming what the compiler refused.
 func CompileSchema(canonical string) (*jsonschema.Schema, error) {
-	if v, ok := compiledSchemas.Load(canonical); ok {
-		return v.(*jsonschema.Schema), nil
+	if sch := cachedSchema(canonical); sch != nil {
+		return sch, nil
 	}
 	if len(canonical) > pinki.MaxSchema {
 		return nil, &pinki.Error{Code: pinki.CodeTooLarge, Field: "schema",
@@ -47,10 +74,14 @@ func CompileSchema(canonical string) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, pinki.Invalid("schema", "schema is not valid JSON: %v", err)
 	}
-	if m, ok := doc.(map[string]any); ok {
-		if v, ok := m["$schema"].(string); ok && strings.TrimSuffix(v, "#") != "https://json-schema.org/draft/2020-12/schema" {
+	switch doc := doc.(type) {
+	case map[string]any:
+		if v, ok := doc["$schema"].(string); ok && strings.TrimSuffix(v, "#") != "https://json-schema.org/draft/2020-12/schema" {
 			return nil, pinki.Invalid("schema", "schema declares $schema %q; pinki takes JSON Schema 2020-12 only", v)
 		}
+	default:
+		return nil, pinki.Invalid("schema", "a request's schema is a JSON object, not %s", jsonKind([]byte(canonical))).
+			WithHint(`such as {"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -67,7 +98,7 @@ func CompileSchema(canonical string) (*jsonschema.Schema, error) {
 		}
 		return nil, pinki.Invalid("schema", "schema does not compile as JSON Schema 2020-12: %s", oneLine(msg))
 	}
-	compiledSchemas.Store(canonical, sch)
+	cacheSchema(canonical, sch)
 	return sch, nil
 }
 
