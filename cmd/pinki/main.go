@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/signal"
@@ -90,6 +91,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (a *app) run(args []string) int {
 	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCommand()
+	markRunErrors(root)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -106,12 +108,20 @@ func (a *app) run(args []string) int {
 	return 0
 }
 
-// fail prints err and returns its exit status. An error that is not a
-// *pinki.Error comes from cobra's own parsing (unknown verb, flag groups): a
-// usage error.
+// fail prints err and returns its exit status. A *pinki.Error keeps its
+// code. Any other error a verb returned (a write to stdout that failed, a
+// context that ended) is an operational failure: exit 1, with no usage hint
+// (see operational). Only what cobra itself refuses while parsing the command
+// line (an unknown verb or flag, a flag group) is a usage error, exit 2, with
+// the hint naming --help.
 func (a *app) fail(cmd *cobra.Command, err error) int {
 	var pe *pinki.Error
-	if !errors.As(err, &pe) {
+	var re *runError
+	switch {
+	case errors.As(err, &pe):
+	case errors.As(err, &re):
+		pe = operational(re.err)
+	default:
 		hint := "`pinki help` lists the verbs and their flags"
 		if cmd != nil && cmd.HasParent() {
 			hint = "`" + cmd.CommandPath() + " --help` lists its flags"
@@ -126,6 +136,56 @@ func (a *app) fail(cmd *cobra.Command, err error) int {
 		fmt.Fprintf(a.stderr, "  %s\n", d)
 	}
 	return pe.Code.ExitStatus()
+}
+
+// runError marks an error returned by a verb's own code (its RunE, or the
+// setup before it), as opposed to cobra's parsing of the command line.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
+// markRunErrors wraps the RunE and PersistentPreRunE of cmd and every
+// command beneath it, so that fail tells their errors from cobra's own.
+func markRunErrors(cmd *cobra.Command) {
+	wrap := func(f func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+		if f == nil {
+			return nil
+		}
+		return func(c *cobra.Command, args []string) error {
+			if err := f(c, args); err != nil {
+				return &runError{err}
+			}
+			return nil
+		}
+	}
+	cmd.RunE = wrap(cmd.RunE)
+	cmd.PersistentPreRunE = wrap(cmd.PersistentPreRunE)
+	for _, c := range cmd.Commands() {
+		markRunErrors(c)
+	}
+}
+
+// operational maps an error a verb returned that is not a *pinki.Error onto
+// one with exit status 1: CodeUnavailable for an ended context and for I/O
+// failures (writing to a full disk or a closed pipe), CodeInternal for
+// anything else (a bug).
+func operational(err error) *pinki.Error {
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &pinki.Error{Code: pinki.CodeUnavailable, Message: "interrupted: " + err.Error()}
+	case errors.Is(err, io.ErrShortWrite), errors.Is(err, io.ErrClosedPipe), isIOError(err):
+		return &pinki.Error{Code: pinki.CodeUnavailable, Message: err.Error()}
+	}
+	return &pinki.Error{Code: pinki.CodeInternal, Message: err.Error()}
+}
+
+// isIOError reports whether err came from the operating system: a failed
+// read or write of a file, a pipe or a terminal.
+func isIOError(err error) bool {
+	var pathErr *fs.PathError
+	var errno syscall.Errno
+	return errors.As(err, &pathErr) || errors.As(err, &errno)
 }
 
 // interruptible returns the app's context, ended also by SIGINT or SIGTERM:
