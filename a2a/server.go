@@ -182,19 +182,20 @@ func (s *Server) GetTask(ctx context.Context, req *sdk.GetTaskRequest) (*sdk.Tas
 	return ServedTask(d)
 }
 
-// byTask finds the first obligation who may read whose task field is task;
-// notFound is the error to return when there is none.
+// byTask finds the first obligation who may read whose task field is task
+// (one filtered listing, ledger.Filter.Task); notFound is the error to
+// return when there is none.
+//
+// Errors: notFound; the errors of List and Get.
 func (s *Server) byTask(ctx context.Context, who pinki.Identity, task string, notFound error) (ledger.Detail, error) {
-	page, err := s.api.List(ctx, who, ledger.Filter{Scope: ledger.ScopeAll})
+	page, err := s.api.List(ctx, who, ledger.Filter{Scope: ledger.ScopeAll, Task: task, Limit: 1})
 	if err != nil {
 		return ledger.Detail{}, err
 	}
-	for _, it := range page.Items {
-		if it.Task == task {
-			return s.api.Get(ctx, who, ledger.Query{ID: it.ID})
-		}
+	if len(page.Items) == 0 || page.Items[0].Task != task {
+		return ledger.Detail{}, notFound
 	}
-	return ledger.Detail{}, notFound
+	return s.api.Get(ctx, who, ledger.Query{ID: page.Items[0].ID})
 }
 
 // RecordArtifactID is the id suffix of the artifact that carries the

@@ -368,6 +368,12 @@ func filterParams(f ledger.Filter, listing bool) url.Values {
 	if f.Since != 0 {
 		v.Set("since", pinki.FormatTime(time.Unix(0, f.Since)))
 	}
+	if f.Bound {
+		v.Set("bound", "true")
+	}
+	if f.Task != "" {
+		v.Set("task", f.Task)
+	}
 	nowParam(v, f.Now)
 	return v
 }

@@ -317,3 +317,53 @@ func TestUnknownLines(t *testing.T) {
 		t.Fatalf("after a bad line: %v %d items, unknown %d", err, len(page.Items), c.UnknownLines())
 	}
 }
+
+// The bound and task filters travel: ?bound=true lists the obligations with
+// a bind or a task, ?task=ID those naming that task, through the client as
+// in the service.
+func TestClientBoundAndTaskFilters(t *testing.T) {
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	e.promise("plain")
+	for _, in := range []ledger.CreateInput{
+		{Kind: fold.KindPromise, ID: "bound", Text: "water", By: debtor, To: creditor, Until: "+2h",
+			Target: json.RawMessage(`{"kind":"todo","file":"/tmp/todos.json","item":"water"}`)},
+		{Kind: fold.KindPromise, ID: "tasked", Text: "summarise", By: debtor, To: creditor, Until: "+2h", Task: "task-1"},
+	} {
+		if _, err := e.svc.Create(ctx, local, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(items []ledger.Item) string {
+		var out []string
+		for _, it := range items {
+			out = append(out, it.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	c := e.client("verifier")
+	for _, tc := range []struct {
+		f    ledger.Filter
+		want string
+	}{
+		{ledger.Filter{Scope: ledger.ScopeAll, Bound: true}, "bound tasked"},
+		{ledger.Filter{Task: "task-1"}, "tasked"},
+		{ledger.Filter{Task: "task-2"}, ""},
+		{ledger.Filter{}, "plain bound tasked"},
+	} {
+		page, err := c.List(ctx, local, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(page.Items); got != tc.want {
+			t.Errorf("list %+v: %q, want %q", tc.f, got, tc.want)
+		}
+	}
+	doc, err := c.Export(ctx, local, ledger.Filter{Task: "task-1"})
+	if err != nil || len(doc.Promises) != 1 || doc.Promises[0].ID != "tasked" {
+		t.Errorf("export task-1: %v %+v", err, doc.Promises)
+	}
+	if r := e.do("verifier", "GET", "/v1/obligations?bound=maybe", nil); r.status != 400 || r.problem(t).Field != "bound" {
+		t.Errorf("bound=maybe: %d %s", r.status, r.body)
+	}
+}

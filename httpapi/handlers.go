@@ -240,7 +240,10 @@ const (
 	DefaultPage = 100
 )
 
-// filter parses the listing and export filters.
+// filter parses the listing and export filters: scope, state, by, to,
+// party, kind, since, bound (only obligations with a bind or an A2A task),
+// task (only those naming this A2A task id) and now. A bad value is
+// recorded as the query's error (CodeInvalid), reported by done.
 func (q *query) filter() ledger.Filter {
 	var f ledger.Filter
 	switch v := q.str("scope"); v {
@@ -271,6 +274,8 @@ func (q *query) filter() ledger.Filter {
 	if t := q.time("since"); !t.IsZero() {
 		f.Since = t.UnixNano()
 	}
+	f.Bound = q.bool("bound")
+	f.Task = q.str("task")
 	f.Now = q.time("now")
 	return f
 }

@@ -102,7 +102,7 @@ func TestOpenAPIQueryParameters(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.promise("p1")
 	samples := map[string]string{"scope": "all", "state": "detached", "kind": "promise", "since": "2029-01-01T00:00:00Z",
-		"now": "2030-01-01T13:00:00Z", "cursor": "1", "limit": "5", "after": "0", "format": "json", "append": "false", "seat": debtor}
+		"now": "2030-01-01T13:00:00Z", "cursor": "1", "limit": "5", "after": "0", "format": "json", "append": "false", "seat": debtor, "bound": "true"}
 	for path, ops := range doc.Paths {
 		raw, ok := ops["get"]
 		if !ok || path == "/v1/events/stream" {

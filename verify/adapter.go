@@ -27,7 +27,9 @@ type Adapter interface {
 	// adapter verifies: its bindings whose target "kind" is Kind() (see
 	// Bindings), or a field of its record (the A2A adapter: the task id
 	// on the debtor's agent). It returns nil when there are none. It must be
-	// pure: no I/O.
+	// pure: no I/O. The Verifier offers it only bound obligations (a bind,
+	// or a task: ledger.Filter.Bound); an adapter selecting by anything else
+	// sees none.
 	Targets(d *ledger.Detail) []Target
 
 	// Observe looks at a target once and returns the verdict with the memory

@@ -164,7 +164,8 @@ func (r Report) Appended() int {
 // or an antecedent that ended; under lapse: expire it may not, see pass).
 var verifiable = []fold.State{fold.Proposed, fold.Conditional, fold.Detached, fold.Overdue, fold.Expired}
 
-// RunOnce makes one pass: it lists the unresolved obligations, observes
+// RunOnce makes one pass: it lists the unresolved bound obligations (those
+// with a bind or naming an A2A task: ledger.Filter.Bound), observes
 // every target the adapters select from them, records the verdicts, and
 // saves the state file. Failures about one target (an unreadable file, a
 // refused write) are in the report, never fatal.
@@ -191,7 +192,9 @@ func (v *Verifier) RunOnce(ctx context.Context) (Report, error) {
 
 func (v *Verifier) pass(ctx context.Context, st *state) (Report, error) {
 	rep := Report{Results: []Result{}}
-	page, err := v.cfg.API.List(ctx, v.cfg.As, ledger.Filter{States: verifiable})
+	// Only bound obligations (a bind, or an A2A task) have targets: list
+	// those, so that a pass reads the history of no other.
+	page, err := v.cfg.API.List(ctx, v.cfg.As, ledger.Filter{States: verifiable, Bound: true})
 	if err != nil {
 		return rep, err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -308,5 +310,44 @@ func TestSharedStateKeepsOtherKinds(t *testing.T) {
 	last := task.priors[len(task.priors)-1]
 	if string(last.Memory) != "2" {
 		t.Fatalf("the task adapter's memory before its third pass is %s, want 2", last.Memory)
+	}
+}
+
+// countingAPI counts the obligations a verifier reads one by one.
+type countingAPI struct {
+	ledger.API
+	gets []string
+}
+
+func (c *countingAPI) Get(ctx context.Context, who pinki.Identity, q ledger.Query) (ledger.Detail, error) {
+	c.gets = append(c.gets, q.ID)
+	return c.API.Get(ctx, who, q)
+}
+
+// A pass reads the history of the bound obligations only (a bind or a
+// task), however many others are open.
+func TestPassReadsBoundOnly(t *testing.T) {
+	ta := newTaskAdapter()
+	e := newEnv(t)
+	e.initState()
+	list := e.writeTodos("todos.json", item{Content: "water the plants", Status: "pending"})
+	e.promise("bound", e.bind(list, "water the plants"))
+	e.taskPromise("tasked", "task-1", nil)
+	for i := range 5 {
+		e.promise(fmt.Sprintf("plain-%d", i), nil)
+	}
+	api := &countingAPI{API: e.svc}
+	v, err := verify.New(verify.Config{API: api, As: verifierSeat, StatePath: e.state,
+		Adapters: []verify.Adapter{verify.Todo{}, ta}, Clock: e.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := v.RunOnce(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(api.gets)
+	if !slices.Equal(api.gets, []string{"bound", "tasked"}) || rep.Obligations != 2 {
+		t.Fatalf("read %v, %d obligations checked; want bound and tasked only", api.gets, rep.Obligations)
 	}
 }
