@@ -28,8 +28,12 @@ type verb struct {
 	fixture func(e *env, id string)
 	request func(id, caller string) (method, path string, body any)
 	allowed []string
-	denied  int  // status for an authenticated caller outside allowed
-	writes  bool // an allowed request appends
+	denied  int // status for an authenticated caller outside allowed
+	// hidden, if set, is the status for a seat that may not read the
+	// fixture (third): a seat acts only on what it may read, and is not
+	// told that the rest exists.
+	hidden int
+	writes bool // an allowed request appends
 	// check, if set, looks at an allowed answer.
 	check func(t *testing.T, caller string, r response)
 }
@@ -99,29 +103,29 @@ var verbs = []verb{
 		request: func(id, caller string) (string, string, any) {
 			return "POST", "/v1/proposals", map[string]any{"id": id, "terms": "t", "by": debtor, "to": creditor, "until": "+1h"}
 		}},
-	{name: "amend", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, writes: true,
+	{name: "amend", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "amend", "until": "+3h", "reason": "later"})},
-	{name: "amend proposal", fixture: proposalFixture, allowed: parties, denied: 403, writes: true,
+	{name: "amend proposal", fixture: proposalFixture, allowed: parties, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "amend", "until": "+3h"})},
-	{name: "accept", fixture: proposalFixture, allowed: parties, denied: 403, writes: true,
+	{name: "accept", fixture: proposalFixture, allowed: parties, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "accept", "rev": 1})},
-	{name: "progress", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, writes: true,
+	{name: "progress", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "progress", "phase": "in_progress"})},
-	{name: "satisfy", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, writes: true,
+	{name: "satisfy", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "resolve", "as": "satisfied", "evidence": []string{"commit:abc"}})},
-	{name: "satisfy bound", fixture: boundFixture, allowed: []string{"debtor", "verifier"}, denied: 403, writes: true,
+	{name: "satisfy bound", fixture: boundFixture, allowed: []string{"debtor", "verifier"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "resolve", "as": "satisfied", "evidence": []string{"todo:1 completed"}})},
-	{name: "fail", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, writes: true,
+	{name: "fail", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "resolve", "as": "failed", "reason": "could not"})},
-	{name: "cancel", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, writes: true,
+	{name: "cancel", fixture: promiseFixture, allowed: []string{"debtor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "resolve", "as": "cancelled", "reason": "withdrawn"})},
-	{name: "release", fixture: promiseFixture, allowed: []string{"creditor"}, denied: 403, writes: true,
+	{name: "release", fixture: promiseFixture, allowed: []string{"creditor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "resolve", "as": "released"})},
-	{name: "decline proposal", fixture: proposalFixture, allowed: []string{"creditor"}, denied: 403, writes: true,
+	{name: "decline proposal", fixture: proposalFixture, allowed: []string{"creditor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "resolve", "as": "released", "reason": "no"})},
-	{name: "assess", fixture: promiseFixture, allowed: everyone, writes: true,
+	{name: "assess", fixture: promiseFixture, allowed: plus(readsEverything, parties...), hidden: 404, writes: true,
 		request: event(map[string]any{"type": "assess", "state": "disputed", "note": "n"})},
-	{name: "bind", fixture: promiseFixture, allowed: parties, denied: 403, writes: true,
+	{name: "bind", fixture: promiseFixture, allowed: parties, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "bind", "target": map[string]any{"kind": "todo", "item": "9"}})},
 	{name: "get", fixture: promiseFixture, allowed: plus(readsEverything, parties...), denied: 404,
 		request: get("/v1/obligations/{id}")},
@@ -178,6 +182,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 					}
 				default:
 					want := v.denied
+					if caller == "third" && v.hidden != 0 {
+						want = v.hidden
+					}
 					if seatOf[caller] == "" {
 						want = http.StatusUnauthorized
 					}
