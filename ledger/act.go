@@ -94,7 +94,7 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 	if id == "" {
 		return Receipt{}, pinki.Invalid("id", "no id given")
 	}
-	return s.write(ctx, c.rev != nil, func(l *fold.Ledger, ts string, at int64) (plan, error) {
+	return s.write(ctx, c.rev != nil, func(l *fold.Ledger, ls *lines, ts string, at int64) (plan, error) {
 		o := l.Get(id)
 		if o == nil || !canRead(who, o) {
 			// A seat acts only on what it may read: an obligation it is no
@@ -107,7 +107,7 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 			return plan{}, err
 		}
 		e.Subject, e.TS, e.At = id, ts, at
-		repeat, err := s.applied(ctx, o, &e)
+		repeat, err := applied(ls, o, &e)
 		if err != nil {
 			return plan{}, err
 		}
@@ -421,8 +421,9 @@ func checkTarget(target string) error {
 // applied reports whether e repeats (minus ts) an event already applied to
 // o by the same writer: the resolution, the latest amend, the latest progress,
 // the latest assessment by that observer, or any acceptance or binding. The
-// events compared are read back from the store (the fold keeps references).
-func (s *Service) applied(ctx context.Context, o *fold.Obligation, e *pinki.Event) (bool, error) {
+// events compared are read back from the store (the fold keeps references):
+// errMissing when ls has not fetched the one needed yet.
+func applied(ls *lines, o *fold.Obligation, e *pinki.Event) (bool, error) {
 	var ref fold.Ref
 	switch e.Type {
 	case pinki.TypeAccept:
@@ -467,9 +468,9 @@ func (s *Service) applied(ctx context.Context, o *fold.Obligation, e *pinki.Even
 			break
 		}
 	}
-	prev, err := s.fetchOne(ctx, ref)
-	if err != nil {
-		return false, err
+	prev, ok := ls.event(o, ref)
+	if !ok {
+		return false, errMissing
 	}
 	return sameAct(&prev, e), nil
 }

@@ -41,7 +41,8 @@ func (s *Service) loadSnapshot() {
 	s.fold = l
 }
 
-// saveSnapshot stores the fold for the next process. Called with mu held. A
+// saveSnapshot stores the fold for the next process. Called with mu held
+// (for reading, with catching held so that the fold does not change). A
 // failure only costs the next reader time, so it is not reported.
 func (s *Service) saveSnapshot() {
 	if snaps, ok := s.store.(pinki.Snapshots); ok {

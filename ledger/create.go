@@ -65,7 +65,7 @@ func (s *Service) Create(ctx context.Context, who pinki.Identity, in CreateInput
 		}
 		bind = &pinki.Event{Type: pinki.TypeBind, By: writer, Target: target}
 	}
-	return s.write(ctx, false, func(l *fold.Ledger, ts string, at int64) (plan, error) {
+	return s.write(ctx, false, func(l *fold.Ledger, _ *lines, ts string, at int64) (plan, error) {
 		ev := e
 		ev.TS, ev.At = ts, at
 		if ev.ID != "" {

@@ -110,8 +110,8 @@ func (s *Service) Export(ctx context.Context, who pinki.Identity, f Filter) (Exp
 		o  *fold.Obligation
 		st fold.Status
 	}
-	var selected []pair
-	err := s.view(ctx, func(l *fold.Ledger) error {
+	err := s.withLines(ctx, func(l *fold.Ledger, ls *lines) error {
+		var selected []pair
 		ev := l.At(s.at(f.Now))
 		for _, o := range f.candidates(l) {
 			if !canRead(who, o) || !f.matchRecord(o) {
@@ -128,13 +128,15 @@ func (s *Service) Export(ctx context.Context, who pinki.Identity, f Filter) (Exp
 			}
 			return a.ID < b.ID
 		})
-		obs := make([]*fold.Obligation, len(selected))
+		histories := make([][]pinki.Event, len(selected))
+		complete := true
 		for i, p := range selected {
-			obs[i] = p.o
+			var ok bool
+			histories[i], ok = ls.history(p.o)
+			complete = complete && ok
 		}
-		histories, err := s.histories(ctx, obs)
-		if err != nil {
-			return err
+		if !complete {
+			return errMissing
 		}
 		for i, p := range selected {
 			doc.Promises = append(doc.Promises, exportItem(p.o, p.st, histories[i]))

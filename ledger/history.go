@@ -76,44 +76,114 @@ func checkFetched(refs []fold.Ref, events []pinki.Event) error {
 
 var errStop = errors.New("stop")
 
-// fetchOne reads the event at one ref.
-func (s *Service) fetchOne(ctx context.Context, ref fold.Ref) (pinki.Event, error) {
-	evs, err := s.fetch(ctx, []fold.Ref{ref})
-	if err != nil {
-		return pinki.Event{}, err
-	}
-	return evs[0], nil
+// lines holds the events a read or a decision needs from the log. The fold
+// keeps references; reading the lines they name is store I/O (a pread, a
+// PostgreSQL round trip, a whole export), which must not happen under the
+// service's lock, or every writer, and every reader behind it, would wait on
+// it. So a function run by withLines asks lines for what it needs; what is
+// not fetched yet is noted, the function gives up with errMissing, the lines
+// are fetched with no lock held, and it runs again. Lines never change once
+// written, so what was fetched stays good however the fold moves on.
+type lines struct {
+	got     map[int64]pinki.Event
+	missing []wantedLine
 }
 
-// histories fetches the applied events of several obligations at once,
-// reading each line once, and returns them per obligation in ledger order.
-func (s *Service) histories(ctx context.Context, obs []*fold.Obligation) ([][]pinki.Event, error) {
-	var refs []fold.Ref
-	for _, o := range obs {
-		refs = append(refs, o.Events...)
+type wantedLine struct {
+	ref fold.Ref
+	id  string // the obligation the line must be about
+}
+
+// errMissing is returned by a function run by withLines that needs lines it
+// does not have yet.
+var errMissing = errors.New("ledger: lines not fetched yet")
+
+// history returns o's applied events in ledger order; ok is false when some
+// are not fetched yet (they are noted).
+func (ls *lines) history(o *fold.Obligation) (events []pinki.Event, ok bool) {
+	events = make([]pinki.Event, len(o.Events))
+	ok = true
+	for i, r := range o.Events {
+		e, found := ls.got[r.Seq]
+		if !found {
+			ls.missing = append(ls.missing, wantedLine{r, o.ID()})
+			ok = false
+		}
+		events[i] = e
 	}
-	order := make([]int, len(refs))
-	for i := range order {
-		order[i] = i
+	return events, ok
+}
+
+// event returns the event at ref, about o.
+func (ls *lines) event(o *fold.Obligation, ref fold.Ref) (pinki.Event, bool) {
+	e, found := ls.got[ref.Seq]
+	if !found {
+		ls.missing = append(ls.missing, wantedLine{ref, o.ID()})
 	}
-	sort.Slice(order, func(a, b int) bool { return refs[order[a]].Seq < refs[order[b]].Seq })
-	sorted := make([]fold.Ref, len(refs))
-	for i, j := range order {
-		sorted[i] = refs[j]
+	return e, found
+}
+
+// fetchRounds bounds how often withLines fetches outside the lock before it
+// fetches under it (the fold moving on faster than lines arrive).
+const fetchRounds = 3
+
+// withLines runs fn against the fold (as view does) with the lines it asks
+// ls for, fetched outside the lock; see lines. fn returns errMissing when it
+// asked for lines ls did not have.
+//
+// Errors: fn's; CodeUnavailable when the store cannot be read;
+// pinki.ErrReplaced (wrapped) when a line is not what the fold saw.
+func (s *Service) withLines(ctx context.Context, fn func(l *fold.Ledger, ls *lines) error) error {
+	ls := &lines{got: map[int64]pinki.Event{}}
+	for round := 0; ; round++ {
+		ls.missing = ls.missing[:0]
+		last := round == fetchRounds
+		err := s.view(ctx, func(l *fold.Ledger) error {
+			err := fn(l, ls)
+			if !last || !errors.Is(err, errMissing) {
+				return err
+			}
+			if err := s.fill(ctx, ls); err != nil {
+				return err
+			}
+			ls.missing = ls.missing[:0]
+			if err = fn(l, ls); errors.Is(err, errMissing) {
+				return pinki.Errorf(pinki.CodeInternal, "lines fetched under the lock are still missing")
+			}
+			return err
+		})
+		if !errors.Is(err, errMissing) {
+			return err
+		}
+		if err := s.fill(ctx, ls); err != nil {
+			return err
+		}
 	}
-	events, err := s.fetch(ctx, sorted)
+}
+
+// fill fetches the lines ls misses, in ledger order, and checks each is
+// about the obligation the fold saw it about.
+func (s *Service) fill(ctx context.Context, ls *lines) error {
+	want := ls.missing
+	sort.Slice(want, func(a, b int) bool { return want[a].ref.Seq < want[b].ref.Seq })
+	refs := make([]fold.Ref, 0, len(want))
+	ids := make([]string, 0, len(want))
+	for i, w := range want {
+		if i > 0 && w.ref.Seq == want[i-1].ref.Seq {
+			continue
+		}
+		refs = append(refs, w.ref)
+		ids = append(ids, w.id)
+	}
+	events, err := s.fetch(ctx, refs)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	flat := make([]pinki.Event, len(refs))
-	for i, j := range order {
-		flat[j] = events[i]
+	for i, e := range events {
+		if e.Key() != ids[i] {
+			return fmt.Errorf("line %d is no longer about %s, as the fold saw it: %w", refs[i].Seq, ids[i], pinki.ErrReplaced)
+		}
+		ls.got[refs[i].Seq] = e
 	}
-	out := make([][]pinki.Event, len(obs))
-	k := 0
-	for i, o := range obs {
-		out[i] = flat[k : k+len(o.Events)]
-		k += len(o.Events)
-	}
-	return out, nil
+	return nil
 }

@@ -42,14 +42,14 @@ func (s *Service) at(now time.Time) int64 {
 func (s *Service) Get(ctx context.Context, who pinki.Identity, q Query) (Detail, error) {
 	var d Detail
 	id := strings.TrimSpace(q.ID)
-	err := s.view(ctx, func(l *fold.Ledger) error {
+	err := s.withLines(ctx, func(l *fold.Ledger, ls *lines) error {
 		o := l.Get(id)
 		if o == nil || !canRead(who, o) {
 			return notFound(l, id)
 		}
-		history, err := s.fetch(ctx, o.Events)
-		if err != nil {
-			return err
+		history, ok := ls.history(o)
+		if !ok {
+			return errMissing
 		}
 		d = detail(l, o, l.At(s.at(q.Now)).Status(o), history)
 		return nil

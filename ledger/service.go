@@ -49,9 +49,13 @@ type Service struct {
 	store pinki.Store
 	opts  Options
 
-	mu     sync.RWMutex
-	fold   *fold.Ledger
-	loaded bool
+	// catching serializes catch-ups (the fold's only writer); mu guards
+	// the fold, taken for reading by every read and decision, and for
+	// writing only to apply one entry or swap the fold.
+	catching sync.Mutex
+	mu       sync.RWMutex
+	fold     *fold.Ledger
+	loaded   bool
 
 	followCancel context.CancelFunc
 	followDone   chan struct{}
@@ -119,40 +123,69 @@ func (s *Service) follow(ctx context.Context) {
 // catchUp folds whatever the store holds beyond the fold's position. The
 // first call loads a snapshot when the store keeps one.
 func (s *Service) catchUp(ctx context.Context) error {
+	// One catch-up at a time: it is the fold's only writer, so while it
+	// holds catching, a read lock is enough to read the fold whole. The
+	// store is read with mu not held, taking it for each entry applied, so
+	// that a slow read (a PostgreSQL round trip, a large tail) never keeps
+	// readers and deciders waiting; between entries the fold is a
+	// consistent prefix of the ledger.
+	s.catching.Lock()
+	defer s.catching.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.loaded {
 		s.loadSnapshot()
 		s.loaded = true
 	}
+	from := s.fold.Position()
+	s.mu.Unlock()
 	read := 0
 	apply := func(en pinki.Entry) error {
 		if en.Err != nil && s.opts.OnUnknownLine != nil {
 			s.opts.OnUnknownLine(en.Seq, en.Raw, en.Err)
 		}
+		s.mu.Lock()
 		s.fold.ApplyEntry(&en)
+		s.mu.Unlock()
 		read++
 		return nil
 	}
-	pos, err := s.store.Read(ctx, s.fold.Position(), apply)
+	pos, err := s.store.Read(ctx, from, apply)
 	if errors.Is(err, pinki.ErrReplaced) {
 		// The file under the fold was replaced (a checkout, a restore): fold
-		// it again from the start.
-		s.fold = fold.New()
+		// it again from the start, aside, and swap it in whole.
+		fresh := fold.New()
 		read = 0
-		pos, err = s.store.Read(ctx, pinki.Position{}, apply)
+		pos, err = s.store.Read(ctx, pinki.Position{}, func(en pinki.Entry) error {
+			if en.Err != nil && s.opts.OnUnknownLine != nil {
+				s.opts.OnUnknownLine(en.Seq, en.Raw, en.Err)
+			}
+			fresh.ApplyEntry(&en)
+			read++
+			return nil
+		})
+		if err != nil {
+			return pinki.AsError(err)
+		}
+		s.mu.Lock()
+		s.fold = fresh
+		s.mu.Unlock()
 	}
+	s.mu.Lock()
 	if err != nil {
 		// Cut short: the fold holds what it applied, at a position without
 		// the store's mark; take the store's mark when it names that point.
 		if pos.Seq == s.fold.Position().Seq && pos.Mark > 0 {
 			s.fold.SetPosition(pos)
 		}
+		s.mu.Unlock()
 		return pinki.AsError(err)
 	}
 	s.fold.SetPosition(pos)
+	s.mu.Unlock()
 	if read >= s.opts.SnapshotEvery {
+		s.mu.RLock()
 		s.saveSnapshot()
+		s.mu.RUnlock()
 	}
 	return nil
 }
@@ -207,7 +240,7 @@ const maxAttempts = 16
 // write decides with decide against the current fold and appends the result.
 // When the append fails a fence and the caller gave no expected revision, it
 // catches up and decides again.
-func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Ledger, ts string, at int64) (plan, error)) (Receipt, error) {
+func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Ledger, ls *lines, ts string, at int64) (plan, error)) (Receipt, error) {
 	var last error
 	if fenced {
 		// The caller named the revision it saw: compare it with the latest.
@@ -217,10 +250,10 @@ func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Le
 	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		var p plan
-		err := s.view(ctx, func(l *fold.Ledger) error {
+		err := s.withLines(ctx, func(l *fold.Ledger, ls *lines) error {
 			ts, at := s.stamp()
 			var err error
-			p, err = decide(l, ts, at)
+			p, err = decide(l, ls, ts, at)
 			return err
 		})
 		if err != nil {

@@ -178,3 +178,78 @@ func TestWriteThatWouldNotReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// cutShort is a store whose next Read is cancelled after n entries, as a
+// caller that stops waiting would.
+type cutShort struct {
+	pinki.Store
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cutShort) Read(ctx context.Context, from pinki.Position, fn func(pinki.Entry) error) (pinki.Position, error) {
+	return c.Store.Read(ctx, from, func(en pinki.Entry) error {
+		if c.n == 0 && c.cancel != nil {
+			c.cancel()
+			c.cancel = nil
+		}
+		c.n--
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(en)
+	})
+}
+
+// TestCatchUpCutShort: a catch-up cancelled part way keeps what it folded at
+// a position the next catch-up resumes from: nothing applied twice, nothing
+// skipped.
+func TestCatchUpCutShort(t *testing.T) {
+	ctx := context.Background()
+	path, open := ledgerFile(t)
+	writer := open()
+	for i := range 40 {
+		id := "p" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		if _, err := writer.Create(ctx, pinki.Identity{}, ledger.CreateInput{Kind: fold.KindPromise, ID: id, Text: "x",
+			By: "alice", To: "bob", Until: "+1h"}); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if _, err := writer.Amend(ctx, pinki.Identity{}, ledger.AmendInput{ID: id, Until: "+2h"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, err := jsonl.Open(path, jsonl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, n := range []int{0, 1, 17, 53} {
+		cctx, cancel := context.WithCancel(ctx)
+		cs := &cutShort{Store: st, n: n, cancel: cancel}
+		reader := ledger.New(cs, ledger.Options{Clock: writer.Now})
+		if err := reader.Sync(cctx); err == nil {
+			t.Fatalf("cut after %d entries: the catch-up did not fail", n)
+		}
+		if got := reader.Position().Seq; got != int64(n) {
+			t.Fatalf("cut after %d entries: the fold is at line %d", n, got)
+		}
+		cs.n = -1 // no more cuts
+		want, _ := writer.List(ctx, pinki.Identity{}, ledger.Filter{Scope: ledger.ScopeAll})
+		got, err := reader.List(ctx, pinki.Identity{}, ledger.Filter{Scope: ledger.ScopeAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reader.Position() != writer.Position() || len(got.Items) != len(want.Items) {
+			t.Fatalf("cut after %d entries, then caught up: at %+v with %d obligations, want %+v with %d",
+				n, reader.Position(), len(got.Items), writer.Position(), len(want.Items))
+		}
+		for i := range want.Items {
+			if got.Items[i].ID != want.Items[i].ID || got.Items[i].Rev != want.Items[i].Rev || got.Items[i].Until != want.Items[i].Until {
+				t.Fatalf("cut after %d entries: item %d is %+v, want %+v", n, i, got.Items[i], want.Items[i])
+			}
+		}
+		reader.Close()
+	}
+}
