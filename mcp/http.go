@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"sync"
 
@@ -10,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pinki-ledger/pinki"
+	"github.com/pinki-ledger/pinki/httpapi"
 	"github.com/pinki-ledger/pinki/ledger"
 )
 
@@ -110,33 +110,6 @@ func (h *httpHandler) server(r *http.Request) *sdk.Server {
 }
 
 // problem writes err as an RFC 9457 problem document carrying the pinki
-// code, field, hint and details, the shape of pinki's HTTP API errors.
-func problem(w http.ResponseWriter, err error) {
-	pe := pinki.AsError(err)
-	status := http.StatusInternalServerError
-	switch pe.Code {
-	case pinki.CodeUnauthenticated:
-		status = http.StatusUnauthorized
-		w.Header().Set("WWW-Authenticate", `Bearer realm="pinki", error="invalid_token"`)
-	case pinki.CodeForbidden:
-		status = http.StatusForbidden
-	case pinki.CodeInvalid:
-		status = http.StatusBadRequest
-	case pinki.CodeUnavailable:
-		status = http.StatusServiceUnavailable
-	}
-	body, _ := json.Marshal(struct {
-		Type    string   `json:"type"`
-		Title   string   `json:"title"`
-		Status  int      `json:"status"`
-		Detail  string   `json:"detail"`
-		Code    string   `json:"code"`
-		Field   string   `json:"field,omitempty"`
-		Hint    string   `json:"hint,omitempty"`
-		Details []string `json:"details,omitempty"`
-	}{"urn:pinki:problem:" + string(pe.Code), http.StatusText(status), status, pe.Message, string(pe.Code), pe.Field, pe.Hint, pe.Details})
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
-}
+// code, field, hint and details, with the status pinki's HTTP API answers
+// that code with (httpapi.Status: one mapping for every HTTP surface).
+func problem(w http.ResponseWriter, err error) { httpapi.WriteProblem(w, err) }

@@ -17,6 +17,10 @@ import (
 const (
 	toolsListBudget = 12 << 10
 	primeBudget     = 2 << 10
+	// primeResultBudget bounds the whole prime tool result an MCP host
+	// receives: the text as content, and again in the structured content
+	// ({seat, now, omitted, text}: no item lists).
+	primeResultBudget = 2*primeBudget + 256
 )
 
 // TestContextCost measures the bytes of tools/list and of prime for a seat
@@ -77,5 +81,8 @@ func TestContextCost(t *testing.T) {
 	}
 	if len(primeText) > primeBudget {
 		t.Errorf("prime text is %d bytes, over the %d-byte budget", len(primeText), primeBudget)
+	}
+	if len(primeResult) > primeResultBudget {
+		t.Errorf("the prime tool result is %d bytes, over the %d-byte budget", len(primeResult), primeResultBudget)
 	}
 }

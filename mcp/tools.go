@@ -245,6 +245,23 @@ var stateNames = func() []string {
 	return out
 }()
 
+// DefaultListPage and MaxListPage are the list tool's page sizes, when the
+// model gives no limit and at most: a model pays for every item it reads.
+const (
+	DefaultListPage = 50
+	MaxListPage     = 200
+)
+
+// briefing is the prime tool's structured content: the briefing's text and
+// what frames it, not the item lists the text already shows, so that a host
+// receives about what the text is.
+type briefing struct {
+	Seat    string `json:"seat"`
+	Now     string `json:"now"`
+	Omitted int    `json:"omitted"`
+	Text    string `json:"text"`
+}
+
 // tools is every tool the server offers.
 var tools = []toolSpec{
 	define("make_promise",
@@ -367,7 +384,7 @@ var tools = []toolSpec{
 		}, nil),
 
 	define("list",
-		"List obligations you can see in ledger order, with state, until (deadline) and rev. Default: open ones.",
+		"List obligations in ledger order, with state, until (deadline) and rev: open ones of your seat unless debtor/creditor say whose. 50 a page; pass next as after for more.",
 		reads, "",
 		object(js{
 			"scope":    enum("Default: open.", "open", "overdue", "all"),
@@ -375,13 +392,20 @@ var tools = []toolSpec{
 			"kind":     enum("Only this kind.", "promise", "request", "agreement"),
 			"debtor":   str("Only what this seat owes."),
 			"creditor": str("Only what is owed to this seat."),
-			"limit":    integer("Page size; next is the cursor.", 1),
+			"limit":    js{"type": "integer", "minimum": 1, "maximum": MaxListPage, "description": "Page size (default 50)."},
 			"after":    integer("Cursor: a page's next.", 0),
 		}),
 		result(js{"items": tArray, "next": tInt, "total": tInt}),
 		func(ctx context.Context, b binding, a listArgs) (ledger.Page, error) {
-			return b.api.List(ctx, b.who, ledger.Filter{Scope: scopes[a.Scope], States: a.States, Kind: kinds[a.Kind],
-				By: a.Debtor, To: a.Creditor, Limit: a.Limit, After: a.After})
+			f := ledger.Filter{Scope: scopes[a.Scope], States: a.States, Kind: kinds[a.Kind],
+				By: a.Debtor, To: a.Creditor, Limit: a.Limit, After: a.After}
+			if f.Limit == 0 {
+				f.Limit = DefaultListPage
+			}
+			if f.By == "" && f.To == "" {
+				f.Party = b.who.Seat
+			}
+			return b.api.List(ctx, b.who, f)
 		}, nil),
 
 	define("show",
@@ -407,10 +431,11 @@ var tools = []toolSpec{
 		"Your seat's briefing: what it owes (overdue first), requests it must answer, proposals awaiting it, what it is owed.",
 		reads, "",
 		object(js{}),
-		result(js{"owes": tArray, "requests": tArray, "proposals": tArray, "owed": tArray, "omitted": tInt, "text": tString}),
-		func(ctx context.Context, b binding, _ noArgs) (ledger.Briefing, error) {
-			return b.api.Prime(ctx, b.who, ledger.Query{})
-		}, func(br ledger.Briefing) string { return br.Text }),
+		result(js{"seat": tString, "now": tString, "omitted": tInt, "text": tString}),
+		func(ctx context.Context, b binding, _ noArgs) (briefing, error) {
+			br, err := b.api.Prime(ctx, b.who, ledger.Query{})
+			return briefing{Seat: br.Seat, Now: br.Now, Omitted: br.Omitted, Text: br.Text}, err
+		}, func(br briefing) string { return br.Text }),
 
 	define("agreements",
 		"Your seat's agreements: current, pending (proposed), overdue, ended.",

@@ -179,16 +179,20 @@ func TestHTTPAuthenticatorErrors(t *testing.T) {
 			return pinki.Identity{}, pinki.Errorf(pinki.CodeForbidden, "this token may not use MCP")
 		case "noseat":
 			return pinki.Identity{Role: pinki.RoleAdmin}, nil
+		case "not_found", "conflict", "too_large":
+			return pinki.Identity{}, pinki.Errorf(pinki.Code(r.Header.Get("X-Case")), "refused")
 		}
 		return pinki.Identity{}, errors.New("token store down")
 	}
 	h := mcp.HTTPHandler(newService(t), authn, nil)
-	for c, want := range map[string]int{"forbidden": 403, "noseat": 403, "down": 503} {
+	// The statuses are the HTTP API's, for every code.
+	for c, want := range map[string]int{"forbidden": 403, "noseat": 403, "down": 503, "not_found": 404, "conflict": 409, "too_large": 413} {
 		req := httptest.NewRequest("POST", "/mcp", strings.NewReader("{}"))
 		req.Header.Set("X-Case", c)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code != want || !strings.Contains(rec.Body.String(), `"code":"`+map[int]string{403: "forbidden", 503: "unavailable"}[want]+`"`) {
+		code := map[int]string{403: "forbidden", 503: "unavailable", 404: "not_found", 409: "conflict", 413: "too_large"}[want]
+		if rec.Code != want || !strings.Contains(rec.Body.String(), `"code":"`+code+`"`) {
 			t.Errorf("%s: status %d (%s), want %d", c, rec.Code, rec.Body, want)
 		}
 	}

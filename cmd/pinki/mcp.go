@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/pinki-ledger/pinki"
@@ -26,7 +25,8 @@ Against a server (--server) it acts as the token's seat; --seat, when
 given, must be that seat.
 
 Stdout carries the protocol only: warnings go to stderr. It runs until
-stdin closes or it is interrupted.`,
+stdin closes (once the requests read before are answered, waiting at most
+5 s for them) or it is interrupted.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			seat = strings.TrimSpace(seat)
@@ -58,7 +58,11 @@ stdin closes or it is interrupted.`,
 			}
 			ctx, stop := a.interruptible()
 			defer stop()
-			if err := srv.Run(ctx, &sdk.StdioTransport{}); err != nil && ctx.Err() == nil {
+			// The end of stdin waits (up to 5 s) for the answers to the
+			// requests read before it, so that a host piping requests and
+			// closing stdin at once gets every answer.
+			transport := &mcp.StdioTransport{Reader: a.stdin, Writer: a.stdout}
+			if err := srv.Run(ctx, transport); err != nil && ctx.Err() == nil {
 				return pinki.Errorf(pinki.CodeUnavailable, "the MCP session ended: %v", err)
 			}
 			return nil
