@@ -1,8 +1,10 @@
 // Package onboard produces what `pinki onboard` prints for a user to paste:
 // a neutral AGENTS.md paragraph naming the seat and the pinki commands, and
-// session-start hook configurations that run `pinki prime --seat SEAT` so
-// that a restarted agent wakes up reading what its seat owes. Write adds
-// them to a project, only where asked, never overwriting a file or a hook.
+// session-start hook configurations that run `pinki prime --seat SEAT
+// --tolerate-unknown` so that a restarted agent wakes up reading what its
+// seat owes (even when the ledger holds a line this version cannot read).
+// Write adds them to a project, only where asked, never overwriting a file
+// or a hook.
 //
 // Hosts and their documented mechanisms, as this package was written:
 //
@@ -70,8 +72,10 @@ type Snippet struct {
 	// Note says what the user must know beyond pasting, or is empty.
 	Note string `json:"note,omitempty"`
 
-	// command is the hook's command line, for Write.
-	command string
+	// command is the hook's command line, for Write; legacy is the command
+	// an earlier pinki onboard wrote for the same seat; brief is the
+	// paragraph's briefing command; seat is the seat.
+	command, legacy, brief, seat string
 }
 
 // Snippets returns the onboarding for seat: the AGENTS.md paragraph and the
@@ -96,7 +100,10 @@ func Snippets(seat, pinkiPath string) ([]Snippet, error) {
 		return nil, pinki.Invalid("pinki", "the path to pinki %q holds a control character", pinkiPath)
 	}
 	pk, s := shellQuote(pinkiPath), shellQuote(seat)
-	command := pk + " prime --seat " + s
+	brief := pk + " prime --seat " + s
+	// A hook must not lose the briefing to exit status 3 (a ledger line this
+	// version cannot read): the host drops the output of a failing hook.
+	command := brief + " --tolerate-unknown"
 	compact, err := marshal(hookDoc(command))
 	if err != nil {
 		return nil, pinki.Errorf(pinki.CodeInternal, "encoding the hook: %v", err)
@@ -118,16 +125,46 @@ party to are in the ledger, and outlast any session.
 Keep the seat's promises, and record in the ledger when one is kept, dropped or moved.
 `, pk, s, seat)
 	hookText := hook.String() + "\n"
-	return []Snippet{
-		{Target: AgentsMD, Host: "any host that reads AGENTS.md (Codex, Cursor, …)", Path: "AGENTS.md", Text: paragraph, command: command},
-		{Target: Claude, Host: "Claude Code", Path: ".claude/settings.json", Text: hookText, command: command,
+	sn := []Snippet{
+		{Target: AgentsMD, Host: "any host that reads AGENTS.md (Codex, Cursor, …)", Path: "AGENTS.md", Text: paragraph},
+		{Target: Claude, Host: "Claude Code", Path: ".claude/settings.json", Text: hookText,
 			Note: "Claude Code adds the briefing to the session's context at startup, resume, /clear and compaction."},
-		{Target: ClaudeLocal, Host: "Claude Code (this checkout only)", Path: ".claude/settings.local.json", Text: hookText, command: command,
+		{Target: ClaudeLocal, Host: "Claude Code (this checkout only)", Path: ".claude/settings.local.json", Text: hookText,
 			Note: "Claude Code adds the briefing to the session's context at startup, resume, /clear and compaction."},
-		{Target: Codex, Host: "Codex", Path: ".codex/hooks.json", Text: hookText, command: command,
+		{Target: Codex, Host: "Codex", Path: ".codex/hooks.json", Text: hookText,
 			Note: "Codex runs a new project hook only once you have reviewed and trusted it."},
-	}, nil
+	}
+	for i := range sn {
+		sn[i].command, sn[i].legacy, sn[i].brief, sn[i].seat = command, brief, brief, seat
+	}
+	return sn, nil
 }
+
+// sectionHeading is the heading of the AGENTS.md paragraph.
+const sectionHeading = "## Promises (pinki)"
+
+// sectionSeats returns the seat each pinki section of an AGENTS.md names
+// ("You act as the seat `S`"), "" for a section naming none.
+func sectionSeats(text []byte) []string {
+	var seats []string
+	in := false
+	for _, line := range strings.Split(string(text), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		switch {
+		case line == sectionHeading:
+			seats, in = append(seats, ""), true
+			continue
+		case strings.HasPrefix(line, "#"):
+			in = false
+		}
+		if m := actsAs.FindStringSubmatch(line); in && m != nil && seats[len(seats)-1] == "" {
+			seats[len(seats)-1] = m[1]
+		}
+	}
+	return seats
+}
+
+var actsAs = regexp.MustCompile("You act as the seat `([^`]+)`")
 
 // hookDoc is a settings document holding one SessionStart command hook. With
 // no matcher it runs on every kind of session start.
@@ -154,4 +191,13 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Command is the command line the snippet runs: the hook's, or for the
+// AGENTS.md paragraph the briefing command it tells the agent to run.
+func (s Snippet) Command() string {
+	if s.Target == AgentsMD {
+		return s.brief
+	}
+	return s.command
 }

@@ -53,7 +53,7 @@ func TestSnippets(t *testing.T) {
 	}
 	g := doc.Hooks.SessionStart
 	if len(g) != 1 || g[0].Matcher != nil || len(g[0].Hooks) != 1 || g[0].Hooks[0].Type != "command" ||
-		g[0].Hooks[0].Command != "pinki prime --seat desk/a" {
+		g[0].Hooks[0].Command != "pinki prime --seat desk/a --tolerate-unknown" {
 		t.Fatalf("hook %+v", doc)
 	}
 }
@@ -183,7 +183,7 @@ func TestWriteKeepsExistingContent(t *testing.T) {
         "hooks": [
           {
             "type": "command",
-            "command": "pinki prime --seat desk/a"
+            "command": "pinki prime --seat desk/a --tolerate-unknown"
           }
         ]
       }
@@ -214,7 +214,7 @@ func TestWriteDoesNotDuplicateAHook(t *testing.T) {
 	hooks := filepath.Join(dir, ".codex", "hooks.json")
 	// The same command under another matcher, with extra fields: it is
 	// the same hook, and the file stays byte for byte as it was.
-	existing := `{"hooks":{"SessionStart":[{"matcher":"startup|resume","hooks":[{"type":"command","command":"pinki prime --seat desk/a","statusMessage":"briefing"}]}]}}`
+	existing := `{"hooks":{"SessionStart":[{"matcher":"startup|resume","hooks":[{"type":"command","command":"pinki prime --seat desk/a --tolerate-unknown","statusMessage":"briefing"}]}]}}`
 	write(t, hooks, existing)
 	agents := filepath.Join(dir, "AGENTS.md")
 	write(t, agents, "Run `pinki prime --seat desk/a` first.\n")
@@ -240,7 +240,8 @@ func TestWriteDoesNotDuplicateAHook(t *testing.T) {
 	if err != nil || res[0].Action != onboard.Added {
 		t.Fatalf("desk/b: %+v %v", res, err)
 	}
-	if got := read(t, hooks); !strings.Contains(got, `"pinki prime --seat desk/a"`) || !strings.Contains(got, `"pinki prime --seat desk/b"`) {
+	if got := read(t, hooks); !strings.Contains(got, `"pinki prime --seat desk/a --tolerate-unknown"`) ||
+		!strings.Contains(got, `"pinki prime --seat desk/b --tolerate-unknown"`) {
 		t.Fatalf("hooks.json:\n%s", got)
 	}
 }
@@ -308,5 +309,54 @@ func TestWriteLeavesUnrelatedShapesAlone(t *testing.T) {
 	json.Compact(&second, doc.Hooks.SessionStart[1])
 	if first.String() != `"odd"` || second.String() != `{"hooks":"also odd"}` {
 		t.Fatalf("entries changed: %s %s", first.String(), second.String())
+	}
+}
+
+// The hook an earlier onboard wrote (plain pinki prime, which exits 3 on a
+// line this version cannot read) is reported outdated, left as it is, and
+// not doubled.
+func TestWriteReportsAnOutdatedHook(t *testing.T) {
+	dir := t.TempDir()
+	hooks := filepath.Join(dir, ".claude", "settings.json")
+	existing := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"pinki prime --seat desk/a"}]}]}}`
+	write(t, hooks, existing)
+	res, err := onboard.Write(dir, snippets(t, "desk/a", ""), onboard.Claude)
+	if err != nil || res[0].Action != onboard.Outdated {
+		t.Fatalf("%+v %v, want outdated", res, err)
+	}
+	if read(t, hooks) != existing {
+		t.Fatal("an outdated hook's file was changed")
+	}
+}
+
+// AGENTS.md holds one seat's pinki section: the same seat's is present, and
+// another seat's is refused, the file left as it was.
+func TestWriteRefusesASecondSeatsSection(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "AGENTS.md")
+	if _, err := onboard.Write(dir, snippets(t, "desk/a", ""), onboard.AgentsMD); err != nil {
+		t.Fatal(err)
+	}
+	first := read(t, agents)
+	res, err := onboard.Write(dir, snippets(t, "desk/a", "/usr/local/bin/pinki"), onboard.AgentsMD)
+	if err != nil || res[0].Action != onboard.Present {
+		t.Fatalf("same seat, another path to pinki: %+v %v, want present", res, err)
+	}
+	res, err = onboard.Write(dir, snippets(t, "desk/b", ""), onboard.AgentsMD, onboard.Codex)
+	pe := pinki.AsError(err)
+	if res != nil || pinki.ErrorCode(err) != pinki.CodeConflict || !strings.Contains(pe.Message, `is for seat "desk/a"`) ||
+		!strings.Contains(pe.Message, agents) {
+		t.Fatalf("second seat: %+v %v, want a conflict naming desk/a and the file", res, err)
+	}
+	if read(t, agents) != first {
+		t.Fatal("AGENTS.md changed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".codex")); !os.IsNotExist(err) {
+		t.Fatalf("another target was written despite the refusal: %v", err)
+	}
+	// A hand-edited section naming no seat is refused too.
+	write(t, agents, "# Rules\n\n## Promises (pinki)\n\nAsk the lead.\n")
+	if _, err := onboard.Write(dir, snippets(t, "desk/b", ""), onboard.AgentsMD); pinki.ErrorCode(err) != pinki.CodeConflict {
+		t.Fatalf("a section naming no seat: %v, want a conflict", err)
 	}
 }

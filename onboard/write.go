@@ -30,6 +30,11 @@ const (
 	Added Action = "added"
 	// Present: the file already has it; nothing was written.
 	Present Action = "present"
+	// Outdated: the settings file has the hook an earlier pinki onboard
+	// wrote for the seat (pinki prime --seat SEAT, which exits 3 when the
+	// ledger holds a line this version cannot read, and the host then drops
+	// the briefing); nothing was written: replace its command by hand.
+	Outdated Action = "outdated"
 )
 
 // Result is what Write did for one target.
@@ -40,16 +45,19 @@ type Result struct {
 }
 
 // Write adds the snippets for targets to the project folder dir: the
-// paragraph is appended to AGENTS.md unless it already mentions the seat's
-// prime command, and the hook is added to a settings file's SessionStart
-// hooks unless a hook with the same command is there. It never overwrites a
-// file, a key or a hook. It checks every target before writing any, so a
-// refusal leaves every file as it was.
+// paragraph is appended to AGENTS.md unless it already has the seat's pinki
+// section or mentions the seat's prime command, and the hook is added to a
+// settings file's SessionStart hooks unless a hook with the same command is
+// there (Present), or the one an earlier version wrote (Outdated). It never
+// overwrites a file, a key or a hook. It checks every target before writing
+// any, so a refusal leaves every file as it was.
 //
 // Errors: CodeInvalid for a target with no snippet, and for an existing file
 // it cannot safely add to (not valid JSON, duplicate keys, "hooks" or
 // "SessionStart" of an unexpected type), naming the file; CodeConflict when
-// a file changed between the check and the write; CodeUnavailable for I/O
+// AGENTS.md already has a pinki section for another seat (an agent acts as
+// one seat: a second section would contradict the first), and when a file
+// changed between the check and the write; CodeUnavailable for I/O
 // failures. Results for the targets written before a failure are returned
 // with it.
 func Write(dir string, snippets []Snippet, targets ...Target) ([]Result, error) {
@@ -117,9 +125,20 @@ func prepare(dir string, sn Snippet) (plan, error) {
 	}
 	p.old = old
 	if sn.Target == AgentsMD {
-		if mentions(old, sn.command) {
+		seats := sectionSeats(old)
+		if slices.Contains(seats, sn.seat) || mentions(old, sn.brief) {
 			p.action = Present
 			return p, nil
+		}
+		if len(seats) > 0 {
+			whose := "names no seat"
+			if seats[0] != "" {
+				whose = fmt.Sprintf("is for seat %q", seats[0])
+			}
+			return p, (&pinki.Error{Code: pinki.CodeConflict, Field: sn.Path,
+				Message: fmt.Sprintf("%s already has a %q section, which %s: an agent acts as one seat, so a second section for %q would contradict it; nothing was written",
+					p.path, sectionHeading, whose, sn.seat)}).
+				WithHint("edit that section by hand, or onboard this seat in its own checkout (--dir)")
 		}
 		sep := "\n"
 		if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
@@ -128,16 +147,13 @@ func prepare(dir string, sn Snippet) (plan, error) {
 		p.action, p.data = Appended, []byte(sep+sn.Text)
 		return p, nil
 	}
-	merged, added, err := addHook(old, sn.command)
+	merged, action, err := addHook(old, sn.command, sn.legacy)
 	if err != nil {
 		return p, (&pinki.Error{Code: pinki.CodeInvalid, Field: sn.Path,
 			Message: fmt.Sprintf("%s: %v; nothing was written", p.path, err)}).
 			WithHint("fix the file, or add the hook by hand (pinki onboard prints it)")
 	}
-	p.action, p.data = Present, nil
-	if added {
-		p.action, p.data = Added, merged
-	}
+	p.action, p.data = action, merged
 	return p, nil
 }
 
@@ -158,7 +174,7 @@ func mentions(text []byte, command string) bool {
 
 func (p plan) apply() error {
 	switch p.action {
-	case Present:
+	case Present, Outdated:
 		return nil
 	case Created:
 		if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
@@ -229,26 +245,28 @@ func changed(path string) error {
 }
 
 // addHook adds a SessionStart command hook running command to a settings
-// document, unless one with that command exists (added is then false). Every
-// other key and value is kept as written, in order; the result is indented
-// with two spaces.
-func addHook(doc []byte, command string) (merged []byte, added bool, err error) {
+// document (Added, and the merged document), unless one with that command
+// exists (Present) or one with the legacy command (Outdated). Every other
+// key and value is kept as written, in order; the result is indented with
+// two spaces.
+func addHook(doc []byte, command, legacy string) (merged []byte, action Action, err error) {
 	root, err := decodeObject(doc)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	hooks := object{}
 	if raw, ok := root.get("hooks"); ok {
 		if hooks, err = decodeObject(raw); err != nil {
-			return nil, false, fmt.Errorf("\"hooks\": %w", err)
+			return nil, "", fmt.Errorf("\"hooks\": %w", err)
 		}
 	}
 	var groups []json.RawMessage
 	if raw, ok := hooks.get("SessionStart"); ok {
 		if err := json.Unmarshal(raw, &groups); err != nil || groups == nil {
-			return nil, false, fmt.Errorf("\"hooks\".\"SessionStart\" is not an array")
+			return nil, "", fmt.Errorf("\"hooks\".\"SessionStart\" is not an array")
 		}
 	}
+	action = Added
 	for _, g := range groups {
 		var group struct {
 			Hooks []struct {
@@ -260,27 +278,34 @@ func addHook(doc []byte, command string) (merged []byte, added bool, err error) 
 			continue // someone else's shape: keep it, it is not ours
 		}
 		for _, h := range group.Hooks {
-			if h.Type == "command" && strings.TrimSpace(h.Command) == command {
-				return nil, false, nil
+			switch c := strings.TrimSpace(h.Command); {
+			case h.Type != "command":
+			case c == command:
+				return nil, Present, nil
+			case c == legacy:
+				action = Outdated
 			}
 		}
 	}
+	if action == Outdated {
+		return nil, Outdated, nil
+	}
 	ours, err := marshal(hookGroup(command))
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	list, err := marshal(append(groups, ours))
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	hooks.set("SessionStart", list)
 	root.set("hooks", hooks.encode())
 	var out bytes.Buffer
 	if err := json.Indent(&out, root.encode(), "", "  "); err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	out.WriteByte('\n')
-	return out.Bytes(), true, nil
+	return out.Bytes(), Added, nil
 }
 
 // object is a JSON object that keeps its members' order and raw values.

@@ -457,6 +457,14 @@ func TestServeSurfaces(t *testing.T) {
 		}
 	})
 
+	t.Run("onboard", func(t *testing.T) {
+		// Without --seat, the seat of the token (as inbox and prime).
+		if out := must(t, env(alice), "onboard"); !strings.Contains(out, `"command": "pinki prime --seat alice --tolerate-unknown"`) {
+			t.Errorf("onboard with alice's token:\n%s", out)
+		}
+		wantRefusal(t, "onboard with a verifier's token", cli(t, env(verifier), "onboard"), 2, "no seat given")
+	})
+
 	t.Run("verify", func(t *testing.T) {
 		todos := filepath.Join(dir, "todos.json")
 		write := func(status string) {
