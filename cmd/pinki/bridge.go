@@ -41,8 +41,9 @@ the reason.
 
 An accept or cancel names "this agreement": the open agreements of --seat
 (default --as; none: every open agreement in the ledger) are the
-candidates. Exactly one is the target, and the command to run is printed;
-two or more are ambiguous, and listed, so that the host asks which one.
+candidates. Exactly one is the target, and the command to run is printed
+(with --as SEAT when the seat is known, so that it runs as printed); two or
+more are ambiguous, and listed, so that the host asks which one.
 
 The bridge records nothing by itself, and never accepts. With --propose
 (and --by, --to, --until) it records a propose act as a proposal, which
@@ -160,10 +161,12 @@ func awaiting(items []ledger.Item, seat string) []ledger.Item {
 	return out
 }
 
-// bridgeCommands are the pinki commands a host may run for act: the
-// proposal (with the flags given, else placeholders), the accept, or the
-// decline (resolve --cancelled by the debtor, --released by the creditor:
-// only the one for seat when it is a party).
+// bridgeCommands are the pinki commands a host may run for act, as they
+// can be run literally: the proposal (with the flags given, else
+// placeholders), the accept, or the decline (resolve --cancelled by the
+// debtor, --released by the creditor: only the one for seat when it is a
+// party). When seat is known each names it with --as, so that it runs
+// without $PINKI_SEAT.
 func bridgeCommands(act bridge.Act, c *creation, items []ledger.Item, seat string) []string {
 	or := func(v, placeholder string) string {
 		if strings.TrimSpace(v) == "" {
@@ -171,12 +174,16 @@ func bridgeCommands(act bridge.Act, c *creation, items []ledger.Item, seat strin
 		}
 		return shellWord(v)
 	}
+	as := ""
+	if seat != "" {
+		as = " --as " + shellWord(seat)
+	}
 	switch act.Kind {
 	case bridge.Propose:
-		return []string{fmt.Sprintf("pinki propose %s --by %s --to %s --until %s", shellWord(act.Terms),
-			or(c.by, "DEBTOR"), or(c.to, "CREDITOR"), or(c.until, "DEADLINE"))}
+		return []string{fmt.Sprintf("pinki propose %s --by %s --to %s --until %s%s", shellWord(act.Terms),
+			or(c.by, "DEBTOR"), or(c.to, "CREDITOR"), or(c.until, "DEADLINE"), as)}
 	case bridge.Accept:
-		return []string{act.Command()}
+		return []string{fmt.Sprintf("pinki accept %s --rev %d%s", shellWord(act.Target.ID), act.Target.Rev, as)}
 	case bridge.Cancel:
 		var by, to string
 		for _, it := range items {
@@ -189,9 +196,9 @@ func bridgeCommands(act bridge.Act, c *creation, items []ledger.Item, seat strin
 		release := fmt.Sprintf("pinki resolve %s --released --rev %d", id, rev)
 		switch seat {
 		case by:
-			return []string{cancel}
+			return []string{cancel + as}
 		case to:
-			return []string{release}
+			return []string{release + as}
 		}
 		return []string{cancel, release}
 	}
