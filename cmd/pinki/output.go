@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
-	"unicode/utf8"
+	"unicode"
+
+	"golang.org/x/text/width"
 
 	"github.com/pinki-ledger/pinki"
 	"github.com/pinki-ledger/pinki/fold"
@@ -87,32 +89,70 @@ type cell struct {
 }
 
 // table writes rows as columns separated by two spaces, each padded to its
-// widest cell (counted in characters) except the last, which is not padded.
-// Colour never changes the alignment.
+// widest cell (in screen columns, see columns) except the last, which is
+// not padded. Colour never changes the alignment.
 func table(rows [][]cell, colour bool) string {
+	var b strings.Builder
+	for _, l := range tableLines(rows, colour) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// tableLines is table's lines, one per row, without their newlines.
+func tableLines(rows [][]cell, colour bool) []string {
 	var widths []int
 	for _, r := range rows {
 		for i, c := range r {
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+			widths[i] = max(widths[i], columns(c.text))
 		}
 	}
-	var b strings.Builder
+	lines := make([]string, 0, len(rows))
 	for _, r := range rows {
+		var b strings.Builder
 		for i, c := range r {
 			if i > 0 {
 				b.WriteString("  ")
 			}
 			b.WriteString(paint(colour, c.colour, c.text))
 			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)))
+				b.WriteString(strings.Repeat(" ", widths[i]-columns(c.text)))
 			}
 		}
-		b.WriteByte('\n')
+		lines = append(lines, b.String())
 	}
-	return b.String()
+	return lines
+}
+
+// columns is how many screen columns s takes in a terminal: two for an East
+// Asian wide or fullwidth character (CJK ideographs, kana, hangul,
+// fullwidth forms), none for a combining mark or a format character, one for
+// any other.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		case wide(r):
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// wide reports whether r takes two columns (East Asian Width W or F).
+func wide(r rune) bool {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return true
+	}
+	return false
 }
 
 // due renders an obligation's deadline relative to now, for people: "due in

@@ -114,3 +114,52 @@ func TestColourNeedsATerminal(t *testing.T) {
 		t.Error("colour on a file")
 	}
 }
+
+// Columns are counted in screen columns: a CJK character takes two, a
+// combining mark none, so CJK seat names line up.
+func TestTableAlignsWideCharacters(t *testing.T) {
+	for s, want := range map[string]int{"alice": 5, "张三": 4, "桌面/李四": 9, "ｱｲ": 2, "ＡＢ": 4, "e\u0301": 1, "…/x": 3} {
+		if got := columns(s); got != want {
+			t.Errorf("columns(%q) = %d, want %d", s, got, want)
+		}
+	}
+	now := at("2026-09-01T13:00:00Z")
+	items := []ledger.Item{
+		{ID: "p1", State: fold.Detached, Until: "2026-09-01T16:00:00Z", By: "张三", To: "李四", Promise: "写周报"},
+		{ID: "p2", State: fold.Detached, Until: "2026-09-01T16:00:00Z", By: "alice", To: "bob", Promise: "ship it"},
+	}
+	want := "p1  detached  due in 3h  2026-09-01T16:00:00Z  张三 -> 李四  写周报\n" +
+		"p2  detached  due in 3h  2026-09-01T16:00:00Z  alice -> bob  ship it\n"
+	if got := table(itemRows(items, now), false); got != want {
+		t.Errorf("table:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// show lays each history out as a table: the columns of its rows line up,
+// whatever the length of a phase, a state or a seat.
+func TestShowAlignsHistories(t *testing.T) {
+	d := ledger.Detail{Item: ledger.Item{ID: "p1", State: fold.Detached, Until: "2026-09-02T12:00:00Z", By: "desk/dev", To: "desk/lead",
+		Promise: "fix it", Rev: 3}}
+	d.Progress = []ledger.ProgressView{
+		{TS: "2026-09-01T12:00:00Z", Phase: "in_progress", By: "desk/dev", Note: "bisecting", Meta: []byte(`{"pr":42}`)},
+		{TS: "2026-09-01T12:05:00Z", Phase: "blocked", By: "desk/dev"},
+	}
+	d.Assessments = []ledger.AssessmentView{
+		{TS: "2026-09-01T13:00:00Z", State: "disputed", Observer: "审查员", Note: "not yet"},
+		{TS: "2026-09-01T13:01:00Z", State: "kept", Observer: "desk/qa", Note: "fine"},
+	}
+	got := renderDetail(d, at("2026-09-01T13:00:00Z"), false)
+	for _, want := range []string{
+		"  progress\n" +
+			"    2026-09-01T12:00:00Z  in_progress  desk/dev  bisecting\n" +
+			"      meta     {\"pr\":42}\n" +
+			"    2026-09-01T12:05:00Z  blocked      desk/dev\n",
+		"  assessments\n" +
+			"    2026-09-01T13:00:00Z  disputed  审查员   not yet\n" +
+			"    2026-09-01T13:01:00Z  kept      desk/qa  fine\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("show:\n%s\nwant it to hold\n%s", got, want)
+		}
+	}
+}

@@ -58,18 +58,20 @@ func renderDetail(d ledger.Detail, now int64, colour bool) string {
 			fmt.Fprintf(&b, "    %-11s%s\n", name, value)
 		}
 	}
-	// entry writes one line of a history: its non-empty fields, two spaces
-	// apart, and its meta beneath.
-	entry := func(meta []byte, fields ...string) {
-		b.WriteString("  ")
-		for _, f := range fields {
-			if f != "" {
-				b.WriteString("  " + f)
+	// history writes the entries of one history as a table indented under
+	// its heading, columns aligned, each entry's meta on the line beneath.
+	history := func(entries []entry) {
+		rows := make([][]cell, len(entries))
+		for i, e := range entries {
+			for _, f := range e.fields {
+				rows[i] = append(rows[i], cell{text: f})
 			}
 		}
-		b.WriteByte('\n')
-		if len(meta) > 0 {
-			fmt.Fprintf(&b, "      %-9s%s\n", "meta", meta)
+		for i, l := range tableLines(rows, false) {
+			b.WriteString("    " + strings.TrimRight(l, " ") + "\n")
+			if meta := entries[i].meta; len(meta) > 0 {
+				fmt.Fprintf(&b, "      %-9s%s\n", "meta", meta)
+			}
 		}
 	}
 	opt := func(name, value string) {
@@ -107,32 +109,39 @@ func renderDetail(d ledger.Detail, now int64, colour bool) string {
 	}
 	if len(d.Amendments) > 0 {
 		label("horizons", "")
-		entry(nil, d.Created, d.OriginalUntil, "declared by "+d.By)
+		rows := []entry{{fields: []string{d.Created, d.OriginalUntil, "declared by " + d.By}}}
 		for _, am := range d.Amendments {
-			entry(am.Meta, am.TS, am.Until, "amended by "+am.By+prefixed(": ", am.Reason))
+			rows = append(rows, entry{am.Meta, []string{am.TS, am.Until, "amended by " + am.By + prefixed(": ", am.Reason)}})
 		}
+		history(rows)
 	}
 	if d.Kind == "agreement" {
 		label("acceptances", none(len(d.Acceptances)))
+		var rows []entry
 		for _, ac := range d.Acceptances {
 			standing := "void: the terms changed since"
 			if ac.Current {
 				standing = "current"
 			}
-			entry(ac.Meta, ac.TS, ac.By, fmt.Sprintf("rev %d", ac.Rev), standing)
+			rows = append(rows, entry{ac.Meta, []string{ac.TS, ac.By, fmt.Sprintf("rev %d", ac.Rev), standing}})
 		}
+		history(rows)
 	}
 	if len(d.Progress) > 0 {
 		label("progress", "")
+		var rows []entry
 		for _, p := range d.Progress {
-			entry(p.Meta, p.TS, string(p.Phase), p.By, p.Note)
+			rows = append(rows, entry{p.Meta, []string{p.TS, string(p.Phase), p.By, p.Note}})
 		}
+		history(rows)
 	}
 	if len(d.Bindings) > 0 {
 		label("bindings", "")
+		var rows []entry
 		for _, bd := range d.Bindings {
-			entry(bd.Meta, bd.TS, bd.By, string(bd.Target))
+			rows = append(rows, entry{bd.Meta, []string{bd.TS, bd.By, string(bd.Target)}})
 		}
+		history(rows)
 	}
 	if r := d.Resolution; r != nil {
 		res := fmt.Sprintf("%s at %s by %s", r.As, r.TS, r.By)
@@ -154,9 +163,11 @@ func renderDetail(d ledger.Detail, now int64, colour bool) string {
 		label("resolution", "(unresolved)")
 	}
 	label("assessments", none(len(d.Assessments)))
+	var assessments []entry
 	for _, as := range d.Assessments {
-		entry(as.Meta, as.TS, as.State, as.Observer, as.Note)
+		assessments = append(assessments, entry{as.Meta, []string{as.TS, as.State, as.Observer, as.Note}})
 	}
+	history(assessments)
 	if len(d.Ignored) > 0 {
 		label("ignored", "")
 		for _, ig := range d.Ignored {
@@ -164,6 +175,12 @@ func renderDetail(d ledger.Detail, now int64, colour bool) string {
 		}
 	}
 	return b.String()
+}
+
+// entry is one line of a history in show: its fields, and its meta.
+type entry struct {
+	meta   []byte
+	fields []string
 }
 
 // none is "(none)" for an empty history, else "" (a heading).
