@@ -75,11 +75,18 @@ func jsonError(err error, what string) error {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		name := strings.Trim(rest, `"`)
-		return pinki.Invalid(name, "unknown field %q in %s", name, what).
-			WithHint("the writer is the bearer token's seat: no body field names who writes")
+		e := pinki.Invalid(name, "unknown field %q in %s", name, what)
+		if identityFields[name] {
+			e = e.WithHint("the writer is the bearer token's seat: no body field names who writes")
+		}
+		return e
 	}
 	return pinki.Invalid("body", "the request body does not decode as %s: %s", what, strings.TrimPrefix(msg, "json: "))
 }
+
+// identityFields are the body fields a client might send to name who
+// writes: an unknown one of these gets the hint that the token decides.
+var identityFields = map[string]bool{"by": true, "observer": true, "as": true, "seat": true, "who": true}
 
 func jsonType(kind string) string {
 	switch kind {

@@ -403,18 +403,36 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request, who pinki.Identi
 	return bw.Flush()
 }
 
+// exportPage is how many events format=events reads from the ledger at a
+// time.
+const exportPage = 10000
+
+// exportLines streams format=events: every ledger line who may read, as
+// stored, one per line, read a page at a time. The server's read and write
+// timeouts bound requests, not this stream: they are lifted, and each page
+// is bounded instead (its read by the request timeout, its write too). A
+// page that fails before anything is sent is answered as a problem; once
+// the 200 has gone out, the body ends with one last line, the problem
+// document (RFC 9457: {"type":"urn:pinki:problem:…","status":…,"code":…,
+// "detail":…}), which no ledger line looks like and import refuses.
 func (s *Server) exportLines(w http.ResponseWriter, r *http.Request, who pinki.Identity) error {
-	ctx, cancel := s.readCtx(r)
-	defer cancel()
-	recs, next, err := s.api.Events(ctx, who, 0, 10000)
+	page := func(after int64) ([]ledger.EventRecord, int64, error) {
+		ctx, cancel := s.readCtx(r)
+		defer cancel()
+		return s.api.Events(ctx, who, after, exportPage)
+	}
+	recs, next, err := page(0)
 	if err != nil {
 		return err
 	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{}) // an expired read deadline would end the request's context
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	after := int64(0)
 	for {
+		rc.SetWriteDeadline(time.Now().Add(s.opts.RequestTimeout))
 		for _, rec := range recs {
 			bw.Write(rec.Event)
 			bw.WriteByte('\n')
@@ -423,9 +441,10 @@ func (s *Server) exportLines(w http.ResponseWriter, r *http.Request, who pinki.I
 			break
 		}
 		after = next
-		if recs, next, err = s.api.Events(ctx, who, after, 10000); err != nil {
-			// The status is sent: the body ends short, which a reader
-			// comparing line counts sees.
+		if recs, next, err = page(after); err != nil {
+			line, _ := json.Marshal(ProblemOf(err))
+			bw.Write(line)
+			bw.WriteByte('\n')
 			break
 		}
 	}

@@ -145,3 +145,27 @@ func TestHealthAndMetrics(t *testing.T) {
 		t.Fatalf("metrics with a query: %d", r.status)
 	}
 }
+
+// An unknown body field that looks like a writer's identity gets the hint
+// that the token decides who writes; any other unknown field does not.
+func TestUnknownFieldHint(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.promise("p1")
+	for _, tc := range []struct {
+		path, body string
+		hint       bool
+	}{
+		{"/v1/promises", `{"promise":"x","to":"b","until":"+1h","as":"seat/creditor"}`, true},
+		{"/v1/promises", `{"promise":"x","to":"b","until":"+1h","seat":"seat/creditor"}`, true},
+		{"/v1/obligations/p1/events", `{"type":"progress","phase":"blocked","by":"seat/debtor"}`, true},
+		{"/v1/obligations/p1/events", `{"type":"assess","state":"kept","observer":"seat/debtor"}`, true},
+		{"/v1/obligations/p1/events", `{"type":"assess","state":"kept","who":"seat/debtor"}`, true},
+		{"/v1/promises", `{"promise":"x","to":"b","until":"+1h","colour":"red"}`, false},
+		{"/v1/obligations/p1/events", `{"type":"amend","until":"+1h","phase":"blocked"}`, false},
+	} {
+		p := e.do("debtor", "POST", tc.path, tc.body).problem(t)
+		if got := strings.Contains(p.Hint, "bearer token's seat"); got != tc.hint || !strings.HasPrefix(p.Detail, "unknown field") {
+			t.Errorf("%s: problem %+v; want the identity hint: %v", tc.body, p, tc.hint)
+		}
+	}
+}
