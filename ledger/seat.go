@@ -96,13 +96,15 @@ type BriefItem struct {
 
 // Briefing is what a restarted seat reads at session start: what it owes
 // (overdue first, then by deadline), the requests awaiting its answer, the
-// proposals awaiting its acceptance, and what it is owed. It holds no advice.
+// proposals awaiting its acceptance, the proposals it accepted that await the
+// other party's, and what it is owed. It holds no advice.
 type Briefing struct {
 	Seat      string      `json:"seat"`
 	Now       string      `json:"now"`
 	Owes      []BriefItem `json:"owes"`
 	Requests  []BriefItem `json:"requests"`
 	Proposals []BriefItem `json:"proposals"`
+	Accepted  []BriefItem `json:"accepted"` // proposals the seat accepted, awaiting the other party
 	Owed      []BriefItem `json:"owed"`
 	Omitted   int         `json:"omitted"`
 	Text      string      `json:"text"`
@@ -121,9 +123,9 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 	}
 	now := s.at(q.Now)
 	b := Briefing{Seat: seatName, Now: pinki.FormatTime(time.Unix(0, now).Truncate(time.Second))}
-	var owes, requests, proposals, owed []BriefItem
+	var owes, requests, proposals, accepted, owed []BriefItem
 	answer := func(l *fold.Ledger) error {
-		owes, requests, proposals, owed = nil, nil, nil, nil
+		owes, requests, proposals, accepted, owed = nil, nil, nil, nil, nil
 		ev := l.At(now)
 		for _, o := range l.Of(seatName) {
 			st := ev.Status(o)
@@ -142,10 +144,10 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 				it.On = o.Record.On
 			}
 			switch {
+			case st.State == fold.Proposed && o.AcceptedBy(seatName):
+				accepted = append(accepted, it)
 			case st.State == fold.Proposed:
-				if !o.AcceptedBy(seatName) {
-					proposals = append(proposals, it)
-				}
+				proposals = append(proposals, it)
 			case debtor && o.Kind == fold.KindRequest:
 				it.SchemaID, it.Digest = o.Record.SchemaID(), o.Digest()
 				requests = append(requests, it)
@@ -166,7 +168,7 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 	if err != nil {
 		return Briefing{}, err
 	}
-	for _, list := range [][]BriefItem{owes, requests, proposals, owed} {
+	for _, list := range [][]BriefItem{owes, requests, proposals, accepted, owed} {
 		sort.SliceStable(list, func(i, j int) bool {
 			oi, oj := list[i].State == fold.Overdue, list[j].State == fold.Overdue
 			if oi != oj {
@@ -175,20 +177,20 @@ func (s *Service) Prime(ctx context.Context, who pinki.Identity, q Query) (Brief
 			return list[i].untilAt < list[j].untilAt
 		})
 	}
-	b.render(now, owes, requests, proposals, owed)
+	b.render(now, owes, requests, proposals, accepted, owed)
 	return b, nil
 }
 
 // render writes the briefing's text within primeBudget, keeping in the
 // structured lists exactly the items the text shows.
-func (b *Briefing) render(now int64, owes, requests, proposals, owed []BriefItem) {
+func (b *Briefing) render(now int64, owes, requests, proposals, accepted, owed []BriefItem) {
 	var out strings.Builder
 	fmt.Fprintf(&out, "pinki briefing for %s at %s\n", b.Seat, b.Now)
-	total := len(owes) + len(requests) + len(proposals) + len(owed)
+	total := len(owes) + len(requests) + len(proposals) + len(accepted) + len(owed)
 	if total == 0 {
 		out.WriteString("nothing open: the seat owes nothing and is owed nothing.\n")
 		b.Text = out.String()
-		b.Owes, b.Requests, b.Proposals, b.Owed = []BriefItem{}, []BriefItem{}, []BriefItem{}, []BriefItem{}
+		b.Owes, b.Requests, b.Proposals, b.Accepted, b.Owed = []BriefItem{}, []BriefItem{}, []BriefItem{}, []BriefItem{}, []BriefItem{}
 		return
 	}
 	sections := []struct {
@@ -199,6 +201,7 @@ func (b *Briefing) render(now int64, owes, requests, proposals, owed []BriefItem
 		{"owes", owes, &b.Owes},
 		{"requests awaiting its answer", requests, &b.Requests},
 		{"proposals awaiting its acceptance", proposals, &b.Proposals},
+		{"proposals it accepted, awaiting the other party", accepted, &b.Accepted},
 		{"is owed", owed, &b.Owed},
 	}
 	// Every non-empty section keeps its heading and count, whatever the
