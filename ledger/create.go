@@ -40,8 +40,11 @@ type CreateInput struct {
 // idempotent success; the same id with different content is refused.
 //
 // Errors: CodeInvalid for any field that breaks a rule (one line naming the
-// field), CodeForbidden for writing as another seat, CodeTooLarge for an
-// oversized schema, CodeConflict when a concurrent writer took the id.
+// field), including an id taken by different content, whether it was taken
+// before or by a concurrent writer while this one was decided;
+// CodeForbidden for writing as another seat; CodeTooLarge for a field over
+// its cap; CodeConflict only when the write lost the race to concurrent
+// writers on every one of its attempts.
 func (s *Service) Create(ctx context.Context, who pinki.Identity, in CreateInput) (Receipt, error) {
 	e, warnMissingOn, err := s.buildCreation(who, in)
 	if err != nil {

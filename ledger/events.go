@@ -90,11 +90,13 @@ func (s *Service) partyOf(seat, id string) (known, party bool) {
 
 // Import appends events exactly as given, with no rules: a ledger moved from
 // another store, or history with past deadlines. Into a store that already
-// holds events it refuses, unless add is set. It returns how many events it
-// appended.
+// holds events it refuses, unless add is set. It appends in batches of 1,000
+// events, each atomic, and returns how many events it appended: on an error
+// part way, the first n events are in the ledger and the rest are not, so a
+// caller resumes from event n (with add set).
 //
 // Errors: CodeForbidden unless who is an admin or unknown; CodeConflict when
-// the store is not empty and add is false.
+// the store is not empty and add is false; the store's append errors.
 func (s *Service) Import(ctx context.Context, who pinki.Identity, events []pinki.Event, add bool) (int, error) {
 	if who.Known() && who.Role != pinki.RoleAdmin {
 		return 0, forbidden("import writes history as any seat: it needs an admin token")

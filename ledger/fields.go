@@ -190,7 +190,10 @@ func jsonKind(canon []byte) string {
 
 // Deadline parses a deadline: an RFC 3339 instant with a zone ("Z" or an
 // offset), or a duration from now such as +2h, 30m, 1d12h or 1w. The result
-// is in UTC.
+// is in UTC; a duration is added to now and truncated to whole seconds.
+//
+// Errors: CodeInvalid naming field for an empty value, an instant without a
+// zone, a duration with an unknown unit or longer than about 292 years.
 func Deadline(field, v string, now time.Time) (time.Time, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {

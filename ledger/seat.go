@@ -314,8 +314,9 @@ func Span(ns int64) string {
 	}
 }
 
-// AgreementSet is a seat's agreements, grouped: current (agreed, owed, not
-// overdue), pending proposals, overdue, and ended.
+// AgreementSet is a seat's agreements, grouped: current (agreed and owed,
+// not overdue: detached, or conditional on an antecedent), pending
+// proposals, overdue, and ended.
 type AgreementSet struct {
 	Seat    string `json:"seat"`
 	Current []Item `json:"current"`

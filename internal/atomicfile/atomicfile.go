@@ -12,8 +12,9 @@ import (
 // mode perm, fsyncs it, renames it over path and fsyncs the folder (made if
 // missing).
 //
-// Errors: the operating system's; on any error path is unchanged and no
-// temporary file is left.
+// Errors: the operating system's. On an error before the rename, path is
+// unchanged and no temporary file is left; when only the final fsync of the
+// folder fails, path holds the new contents, not yet known to be durable.
 func Write(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
