@@ -161,14 +161,18 @@ func (d *Directory) List() []SeatAgent {
 // CardURL normalizes where a card lives: an absolute http(s) URL whose path
 // ends in .json is the card itself; any other is an agent's base, whose card
 // is at base + /.well-known/agent-card.json. The error says what is wrong.
+//
+// The error never repeats a password the URL carries: it shows the URL
+// redacted (url.URL.Redacted, or for a URL that does not parse, its
+// user-information replaced).
 func CardURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return "", fmt.Errorf("card %q is not an absolute http(s) URL", raw)
+		return "", fmt.Errorf("card %q is not an absolute http(s) URL", redactURL(raw, u, err))
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("card %q carries credentials: seat maps hold no secrets", raw)
+		return "", fmt.Errorf("card %q carries credentials: seat maps hold no secrets", u.Redacted())
 	}
 	u.Fragment = ""
 	if strings.HasSuffix(u.Path, ".json") {
@@ -177,6 +181,29 @@ func CardURL(raw string) (string, error) {
 	u.Path = strings.TrimRight(u.Path, "/") + WellKnownCard
 	u.RawPath = ""
 	return u.String(), nil
+}
+
+// redactURL is raw for a message: u.Redacted() when it parsed (err nil),
+// else raw with whatever sits between "//" and the last "@" of the
+// authority replaced, so that no password is repeated.
+func redactURL(raw string, u *url.URL, err error) string {
+	if err == nil {
+		return u.Redacted()
+	}
+	_, rest, ok := strings.Cut(raw, "//")
+	if !ok {
+		return raw
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return raw
+	}
+	start := len(raw) - len(rest)
+	return raw[:start] + "xxxxx" + raw[start+at:]
 }
 
 func (d *Directory) save() error {

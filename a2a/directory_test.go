@@ -87,3 +87,23 @@ func TestDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A refused card URL is named without its password.
+func TestCardURLRedactsCredentials(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://u:secret@example.org/":          `card "https://u:xxxxx@example.org/" carries credentials: seat maps hold no secrets`,
+		"ftp://u:secret@example.org/card.json":   `card "ftp://u:xxxxx@example.org/card.json" is not an absolute http(s) URL`,
+		"http://u:secret@example.org:port/x":     `card "http://xxxxx@example.org:port/x" is not an absolute http(s) URL`,
+		"http://example.org:port/u:secret@x":     `card "http://example.org:port/u:secret@x" is not an absolute http(s) URL`,
+		"https://example.org/a@b/card.json#frag": "",
+	} {
+		_, err := a2a.CardURL(raw)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("CardURL(%q): %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -15,11 +15,13 @@ func (a *app) initCommand() *cobra.Command {
 		Use:   "init",
 		Short: "Create an empty ledger at ./.pinki/ledger.jsonl (or --ledger)",
 		Long: `Create an empty ledger here (./.pinki/ledger.jsonl), or at --ledger or
-$PINKI_LEDGER, and print its path. An existing ledger is left as it is.
+$PINKI_LEDGER, and print its path ({"path": …} with --json). An existing
+ledger is left as it is.
 
 With --store postgres://… it creates pinki's tables in the database (the
 schema of the URL's search_path) when they are not there yet, and prints the
-URL (without its password). Against a server there is nothing to create.`,
+URL without its password ({"store": …} with --json). Against a server there
+is nothing to create.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch a.at {
@@ -33,8 +35,7 @@ URL (without its password). Against a server there is nothing to create.`,
 					return err
 				}
 				store.Close()
-				fmt.Fprintln(a.stdout, a.where())
-				return nil
+				return a.printCreated("store", a.where())
 			}
 			path := a.ledgerPath(false)
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -47,8 +48,17 @@ URL (without its password). Against a server there is nothing to create.`,
 			if err := f.Close(); err != nil {
 				return pinki.Errorf(pinki.CodeUnavailable, "cannot create ledger %s: %v", path, err)
 			}
-			fmt.Fprintln(a.stdout, path)
-			return nil
+			return a.printCreated("path", path)
 		},
 	}
+}
+
+// printCreated prints where the ledger is: the path (or the URL) on a line,
+// or with --json {"path": …} for a file, {"store": …} for PostgreSQL.
+func (a *app) printCreated(key, where string) error {
+	if a.jsonOut {
+		return a.printJSON(map[string]string{key: where})
+	}
+	_, err := fmt.Fprintln(a.stdout, where)
+	return err
 }
