@@ -21,11 +21,19 @@ pinki=$work/pinki
 seat=https://agents.example.org/fleet/seat-07
 now=2027-06-01T00:00:00Z # after the generated ledger ends: every deadline has passed
 
-# timed FORMAT COMMAND...: run COMMAND (output dropped), print GNU time's FORMAT.
+# timed FORMAT COMMAND...: run COMMAND (output dropped), print GNU time's
+# FORMAT; when COMMAND fails, the same line ends with its exit status and the
+# last line it printed, so that a failure is never read as a measurement.
 timed() {
   local format=$1; shift
-  /usr/bin/time -o "$work/time.txt" -f "$format" "$@" >/dev/null 2>&1 || true
-  cat "$work/time.txt"
+  local status=0
+  /usr/bin/time -o "$work/time.txt" -f "$format" "$@" >"$work/timed.out" 2>&1 || status=$?
+  if [ "$status" -eq 0 ]; then
+    cat "$work/time.txt"
+  else
+    # GNU time puts "Command exited with non-zero status N" before the line.
+    echo "$(tail -n 1 "$work/time.txt") [FAILED: exit status $status: $(tail -n 1 "$work/timed.out")]"
+  fi
 }
 
 for tool in hyperfine task /usr/bin/time; do
