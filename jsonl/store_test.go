@@ -25,39 +25,8 @@ func TestStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rawStore{s}
+		return s
 	})
-}
-
-// rawStore lets the suite append lines this version cannot decode, as a
-// newer writer (or a hand edit) would.
-type rawStore struct{ *Store }
-
-func (r rawStore) AppendRaw(ctx context.Context, lines [][]byte) (pinki.Position, error) {
-	var buf bytes.Buffer
-	for _, l := range lines {
-		buf.Write(l)
-		buf.WriteByte('\n')
-	}
-	if err := os.MkdirAll(r.Dir(), 0o755); err != nil {
-		return pinki.Position{}, err
-	}
-	unlock, err := lockFile(r.lockPath(), true, time.Second)
-	if err != nil {
-		return pinki.Position{}, err
-	}
-	defer unlock()
-	appendBytes(r.path, buf.Bytes())
-	f, err := os.Open(r.path)
-	if err != nil {
-		return pinki.Position{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return pinki.Position{}, err
-	}
-	return scan(f, pinki.Position{}, fi.Size(), func(int64, []byte) {})
 }
 
 // appendBytes appends b to the file at path, as a foreign writer would.

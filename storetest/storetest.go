@@ -16,15 +16,6 @@ import (
 	"github.com/pinki-ledger/pinki"
 )
 
-// RawAppender is implemented by stores that can hold lines this version
-// cannot decode (the file ledger can; a database that stores decoded events
-// cannot). The fold traces use it for inputs with such lines and skip those
-// traces for stores without it.
-type RawAppender interface {
-	// AppendRaw appends lines (without their newlines) exactly as given.
-	AppendRaw(ctx context.Context, lines [][]byte) (pinki.Position, error)
-}
-
 // Run runs the whole suite. open must return a new, empty store each time it
 // is called (it may register its own cleanup with t); the suite closes every
 // store it opens, so Close must be idempotent.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/pinki-ledger/pinki"
@@ -15,32 +14,15 @@ import (
 
 // RunTraces runs every fold trace (fold/testdata/*.txt) with a fresh store
 // per file: each "ledger" case appends its lines to the store, and each query
-// folds what the store reads back. The answers must be the pure fold's.
-//
-// A trace with a line this version cannot decode needs a store that holds raw
-// lines (RawAppender); for any other store it is skipped, saying so.
+// folds what the store reads back. The answers must be the pure fold's. (The
+// traces hold lines this version decodes; lines it does not are the stores'
+// own tests and the CLI's, which check they are reported and skipped.)
 func RunTraces(t *testing.T, open func(t *testing.T) pinki.Store) {
 	if f := flag.Lookup("rewrite"); f != nil && f.Value.String() == "true" {
 		t.Skip("-rewrite: the traces are rewritten from the pure fold, in package fold, not from a store")
 	}
 	trace.Run(t, traceDir(t), func(t *testing.T, path string) trace.Runner {
-		b := &traceBackend{store: open(t)}
-		inner := foldtrace.Runner(t, b)
-		return func(c *trace.Case) string {
-			if c.Cmd == "ledger" {
-				if raw, bad, err := undecodable(c.Input); bad > 0 {
-					ra, ok := b.store.(RawAppender)
-					if !ok {
-						t.Skipf("%s: input line %d does not decode (%v), and %T holds decoded events only: this trace cannot run against it", c.Pos, bad, err, b.store)
-					}
-					if _, err := ra.AppendRaw(testContext(t), raw); err != nil {
-						t.Fatalf("%s: AppendRaw: %v", c.Pos, err)
-					}
-					return ""
-				}
-			}
-			return inner(c)
-		}
+		return foldtrace.Runner(t, &traceBackend{store: open(t)})
 	})
 }
 
@@ -51,18 +33,6 @@ func traceDir(t *testing.T) string {
 		t.Fatal("storetest: cannot locate its source to find fold/testdata")
 	}
 	return filepath.Join(filepath.Dir(file), "..", "fold", "testdata")
-}
-
-// undecodable splits a case's input into lines and reports the first (1-based)
-// that does not decode, or 0.
-func undecodable(input string) (lines [][]byte, bad int, err error) {
-	for i, l := range strings.Split(strings.TrimSuffix(input, "\n"), "\n") {
-		lines = append(lines, []byte(l))
-		if _, derr := pinki.DecodeLine([]byte(l)); derr != nil && bad == 0 {
-			bad, err = i+1, derr
-		}
-	}
-	return lines, bad, err
 }
 
 // traceBackend is a foldtrace.Backend over a store.
