@@ -94,6 +94,9 @@ type Decoder struct {
 	// written after a string points at them.
 	arena []byte
 	chunk []byte
+	// single is set for a decoder of one line (DecodeLine): nothing repeats,
+	// so nothing is interned.
+	single bool
 }
 
 const chunkSize = 64 << 10
@@ -117,7 +120,7 @@ func (d *Decoder) own(b []byte) string {
 // str returns b as a string: interned (one copy per distinct value, for the
 // values that repeat across a ledger), or from the arena.
 func (d *Decoder) str(b []byte, intern bool) string {
-	if !intern {
+	if !intern || d.single {
 		return d.own(b)
 	}
 	if d.intern == nil {
@@ -195,7 +198,9 @@ func (d *Decoder) word(b []byte) string {
 // with values of the right JSON type, and the keys the fold needs present. Its
 // error is one lower-case sentence suitable for "line N: …".
 func DecodeLine(line []byte) (Event, error) {
-	var d Decoder
+	// One line: an arena of its length, not a chunk shared by lines to
+	// come, and no interning.
+	d := Decoder{chunk: make([]byte, 0, len(line)), single: true}
 	return d.Decode(line)
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -556,5 +557,28 @@ func TestErrorMessagesNameTheLine(t *testing.T) {
 	_, err := DecodeLine([]byte(`{"ts":"2026-09-01T09:00:00Z","type":"promise"`))
 	if err == nil || bytes.ContainsAny([]byte(err.Error()), "\n\r") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestDecodeLineCost: decoding one line allocates its arena, sized to the
+// line, and nothing else (no interning table, no chunk meant for lines to
+// come). The service decodes every event it writes once more, to be sure it
+// reads back, so this is on every write's path.
+func TestDecodeLineCost(t *testing.T) {
+	line := []byte(`{"ts":"2026-09-01T09:00:00Z","type":"promise","id":"p1","promise":"write the report","by":"alice","to":"bob","until":"2026-09-01T17:00:00Z"}`)
+	const runs = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if _, err := DecodeLine(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	allocs := (after.Mallocs - before.Mallocs) / runs
+	bytes := (after.TotalAlloc - before.TotalAlloc) / runs
+	if allocs > 1 || bytes > uint64(2*len(line)) {
+		t.Fatalf("DecodeLine of a %d-byte line: %d allocations, %d bytes; want 1 allocation of at most %d bytes",
+			len(line), allocs, bytes, 2*len(line))
 	}
 }

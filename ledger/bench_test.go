@@ -66,3 +66,35 @@ func BenchmarkCreateParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLifecycleParallel runs whole lifecycles from many goroutines at
+// once, as the HTTP load does: create, progress, resolve.
+func BenchmarkLifecycleParallel(b *testing.B) {
+	st, err := jsonl.Open(filepath.Join(b.TempDir(), "ledger.jsonl"), jsonl.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc := ledger.New(st, ledger.Options{Follow: true})
+	defer svc.Close()
+	ctx := context.Background()
+	b.SetParallelism(32)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		who := pinki.Identity{Seat: "alice", Role: pinki.RoleSeat}
+		for pb.Next() {
+			r, err := svc.Create(ctx, who, ledger.CreateInput{Kind: fold.KindPromise,
+				Text: "ship the build", By: "alice", To: "bob", Until: "+2h"})
+			if err == nil {
+				_, err = svc.Progress(ctx, who, ledger.ProgressInput{ID: r.ID, Phase: pinki.PhaseInProgress})
+			}
+			if err == nil {
+				_, err = svc.Resolve(ctx, who, ledger.ResolveInput{ID: r.ID, As: pinki.Satisfied, Evidence: []string{"https://example.org/x"}})
+			}
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
