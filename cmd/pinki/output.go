@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/width"
 
@@ -136,6 +137,8 @@ func columns(s string) int {
 	n := 0
 	for _, r := range s {
 		switch {
+		case r < utf8.RuneSelf:
+			n++ // ASCII, the common case, without the table look-ups
 		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
 		case wide(r):
 			n += 2
