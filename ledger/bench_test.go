@@ -46,16 +46,7 @@ func BenchmarkCreate(b *testing.B) {
 // BenchmarkCreateParallel declares promises from many goroutines at once:
 // the store commits concurrent appends together (one write, one fsync).
 func BenchmarkCreateParallel(b *testing.B) {
-	st, err := jsonl.Open(filepath.Join(b.TempDir(), "ledger.jsonl"), jsonl.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc := ledger.New(st, ledger.Options{Follow: true})
-	defer svc.Close()
-	ctx := context.Background()
-	b.SetParallelism(32)
-	b.ResetTimer()
+	svc, ctx := parallelService(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := svc.Create(ctx, pinki.Identity{}, ledger.CreateInput{Kind: fold.KindPromise,
@@ -70,16 +61,7 @@ func BenchmarkCreateParallel(b *testing.B) {
 // BenchmarkLifecycleParallel runs whole lifecycles from many goroutines at
 // once, as the HTTP load does: create, progress, resolve.
 func BenchmarkLifecycleParallel(b *testing.B) {
-	st, err := jsonl.Open(filepath.Join(b.TempDir(), "ledger.jsonl"), jsonl.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc := ledger.New(st, ledger.Options{Follow: true})
-	defer svc.Close()
-	ctx := context.Background()
-	b.SetParallelism(32)
-	b.ResetTimer()
+	svc, ctx := parallelService(b)
 	b.RunParallel(func(pb *testing.PB) {
 		who := pinki.Identity{Seat: "alice", Role: pinki.RoleSeat}
 		for pb.Next() {
@@ -97,4 +79,18 @@ func BenchmarkLifecycleParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// parallelService is a following service over a fresh file ledger, for 32
+// goroutines per core, with the timer reset.
+func parallelService(b *testing.B) (*ledger.Service, context.Context) {
+	st, err := jsonl.Open(filepath.Join(b.TempDir(), "ledger.jsonl"), jsonl.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := ledger.New(st, ledger.Options{Follow: true})
+	b.Cleanup(func() { svc.Close(); st.Close() })
+	b.SetParallelism(32)
+	b.ResetTimer()
+	return svc, context.Background()
 }
