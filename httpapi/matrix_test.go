@@ -123,8 +123,22 @@ var verbs = []verb{
 		request: event(map[string]any{"type": "resolve", "as": "released"})},
 	{name: "decline proposal", fixture: proposalFixture, allowed: []string{"creditor"}, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "resolve", "as": "released", "reason": "no"})},
-	{name: "assess", fixture: promiseFixture, allowed: plus(readsEverything, parties...), hidden: 404, writes: true,
-		request: event(map[string]any{"type": "assess", "state": "disputed", "note": "n"})},
+	// Anyone assesses (SPEC §1); a seat that may not read the obligation
+	// learns nothing of it from the receipt.
+	{name: "assess", fixture: promiseFixture, allowed: everyone, writes: true,
+		request: event(map[string]any{"type": "assess", "state": "disputed", "note": "n"}),
+		check: func(t *testing.T, caller string, r response) {
+			var receipt struct {
+				State string `json:"state"`
+				Rev   int    `json:"rev"`
+			}
+			if err := json.Unmarshal(r.body, &receipt); err != nil {
+				t.Fatal(err)
+			}
+			if hidden := receipt.State == "" && receipt.Rev == 0; hidden != (caller == "third") {
+				t.Fatalf("%s's receipt %s: state and rev shown=%v", caller, r.body, !hidden)
+			}
+		}},
 	{name: "bind", fixture: promiseFixture, allowed: parties, denied: 403, hidden: 404, writes: true,
 		request: event(map[string]any{"type": "bind", "target": map[string]any{"kind": "todo", "item": "9"}})},
 	{name: "get", fixture: promiseFixture, allowed: plus(readsEverything, parties...), denied: 404,

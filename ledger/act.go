@@ -85,6 +85,10 @@ type change struct {
 	// defaults, and the writer from the identity or the claim. The rules are
 	// checkEvent's.
 	prepare func(o *fold.Obligation) (pinki.Event, error)
+	// byAnyone is set for the one act SPEC §1 gives to anyone (assess): a
+	// seat may write it on an obligation it may not read, learning nothing
+	// of it but that the id exists.
+	byAnyone bool
 }
 
 // apply runs a change: look up, prepare, idempotency, revision, state rules,
@@ -96,7 +100,8 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 	}
 	return s.write(ctx, c.rev != nil, func(l *fold.Ledger, ls *lines, ts string, at int64) (plan, error) {
 		o := l.Get(id)
-		if o == nil || !canRead(who, o) {
+		reader := o != nil && canRead(who, o)
+		if o == nil || !reader && !c.byAnyone {
 			// A seat acts only on what it may read: an obligation it is no
 			// party to does not exist for it, so that neither a write nor
 			// its refusal tells it otherwise.
@@ -112,9 +117,13 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 			return plan{}, err
 		}
 		if repeat {
-			return plan{receipt: Receipt{ID: id}}, nil
+			return plan{receipt: Receipt{ID: id, hidden: !reader}}, nil
 		}
 		if c.rev != nil && *c.rev != o.Rev {
+			if !reader {
+				return plan{}, &pinki.Error{Code: pinki.CodeConflict, Field: "rev",
+					Message: fmt.Sprintf("rev %d is not the current revision of %s", *c.rev, id)}
+			}
 			return plan{}, stale(o, *c.rev)
 		}
 		if err := checkEvent(l, &e, who, false); err != nil {
@@ -127,7 +136,7 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 			// append too.
 			fences = append(fences, pinki.Fence{Subject: on, Version: l.Version(on), Seen: l.Position()})
 		}
-		return plan{events: []pinki.Event{e}, fences: fences, receipt: Receipt{ID: id}}, nil
+		return plan{events: []pinki.Event{e}, fences: fences, receipt: Receipt{ID: id, hidden: !reader}}, nil
 	})
 }
 
@@ -359,6 +368,8 @@ func wrongDigest(o *fold.Obligation, got string) error {
 }
 
 // Assess records an observer's judgment. It never changes computed state.
+// Anyone may assess (SPEC §1), a seat also an obligation it may not read:
+// its receipt then carries the id only, no state or revision.
 //
 // Errors: CodeNotFound, CodeInvalid (no observer, no state), CodeForbidden
 // (assessing as another seat).
@@ -379,7 +390,7 @@ func (s *Service) Assess(ctx context.Context, who pinki.Identity, in AssessInput
 	if err != nil {
 		return Receipt{}, err
 	}
-	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev,
+	return s.apply(ctx, who, change{id: in.ID, rev: in.Rev, byAnyone: true,
 		prepare: func(o *fold.Obligation) (pinki.Event, error) {
 			return pinki.Event{Type: pinki.TypeAssess, Observer: observer, State: state, Note: note, Meta: meta}, nil
 		},

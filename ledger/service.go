@@ -335,6 +335,9 @@ func (s *Service) catchUpTo(ctx context.Context, pos pinki.Position) error {
 
 // finish fills the receipt's revision and state from the fold.
 func (s *Service) finish(ctx context.Context, r Receipt) (Receipt, error) {
+	if r.hidden {
+		return r, nil
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if o := s.fold.Get(r.ID); o != nil {

@@ -12,13 +12,18 @@ import (
 // already applied and nothing was appended.
 type Receipt struct {
 	ID         string     `json:"id"`
-	Rev        int        `json:"rev"`
-	State      fold.State `json:"state"`
+	// Rev and State are the obligation's afterwards; both are left out
+	// (zero) for a writer that may not read it (see Assess).
+	Rev        int        `json:"rev,omitempty"`
+	State      fold.State `json:"state,omitempty"`
 	Late       bool       `json:"late,omitempty"`
 	Digest     string     `json:"digest,omitempty"`
 	Idempotent bool       `json:"idempotent,omitempty"`
 	Seq        int64      `json:"seq,omitempty"`
 	Warnings   []string   `json:"warnings,omitempty"`
+	// hidden is set when the writer may not read the obligation (an
+	// assessment by a third seat): the receipt then tells nothing of it.
+	hidden bool
 }
 
 // Item is one obligation as listed: the record (with `until` the current

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,7 +46,9 @@ func lineCount(t *testing.T, path string) int {
 
 // TestWritesKeepPrivacy: a seat acting on an obligation it is no party to
 // learns nothing, not even that it exists: every act answers not found,
-// exactly as for an id nobody declared, and nothing is appended.
+// exactly as for an id nobody declared, and nothing is appended. The one
+// exception is SPEC §1's: anyone may assess, and the receipt then carries
+// the id only.
 func TestWritesKeepPrivacy(t *testing.T) {
 	ctx := context.Background()
 	path, open := ledgerFile(t)
@@ -72,10 +75,6 @@ func TestWritesKeepPrivacy(t *testing.T) {
 				_, err := svc.Resolve(ctx, mallory, ledger.ResolveInput{ID: id, As: pinki.Released})
 				return err
 			},
-			"assess": func() error {
-				_, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: id, State: "violated"})
-				return err
-			},
 			"bind": func() error {
 				_, err := svc.Bind(ctx, mallory, ledger.BindInput{ID: id, Target: []byte(`{"kind":"todo","id":"1"}`)})
 				return err
@@ -95,9 +94,27 @@ func TestWritesKeepPrivacy(t *testing.T) {
 	if n := lineCount(t, path); n != before {
 		t.Fatalf("refused writes appended %d lines", n-before)
 	}
-	// An observer reads everything, so it may assess.
-	if _, err := svc.Assess(ctx, observer, ledger.AssessInput{ID: "p1", State: "kept"}); err != nil {
-		t.Fatalf("an observer's assessment: %v", err)
+	if _, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: "nobody-declared-this", State: "violated"}); pinki.ErrorCode(err) != pinki.CodeNotFound {
+		t.Fatalf("an assessment of an unknown id: %v, want not found", err)
+	}
+	r, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: "p1", State: "violated", Note: "saw it slip"})
+	if err != nil || r.ID != "p1" || r.State != "" || r.Rev != 0 || r.Late {
+		t.Fatalf("a third seat's assessment: %+v, %v; want a receipt with the id only", r, err)
+	}
+	if again, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: "p1", State: "violated", Note: "saw it slip"}); err != nil || !again.Idempotent || again.State != "" {
+		t.Fatalf("the same assessment again: %+v, %v; want idempotent, the id only", again, err)
+	}
+	rev := 7
+	if _, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: "p1", State: "kept", Rev: &rev}); pinki.ErrorCode(err) != pinki.CodeConflict ||
+		strings.Contains(err.Error(), "now at rev") {
+		t.Fatalf("a third seat's assessment at a wrong rev: %v; want a conflict that does not name the current rev", err)
+	}
+	if _, err := svc.Get(ctx, mallory, ledger.Query{ID: "p1"}); pinki.ErrorCode(err) != pinki.CodeNotFound {
+		t.Fatalf("the third seat reading what it assessed: %v, want not found", err)
+	}
+	// An observer reads everything, and its receipt says so.
+	if r, err := svc.Assess(ctx, observer, ledger.AssessInput{ID: "p1", State: "kept"}); err != nil || r.Rev != 1 || r.State == "" {
+		t.Fatalf("an observer's assessment: %+v, %v", r, err)
 	}
 }
 

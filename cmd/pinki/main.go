@@ -260,6 +260,12 @@ func (a *app) printReceipt(r ledger.Receipt, digest bool) error {
 		fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", r.ID, r.State, r.Digest)
 		return nil
 	}
+	if r.State == "" {
+		// An assessment by a seat that may not read the obligation: the
+		// receipt tells nothing of it.
+		fmt.Fprintf(a.stdout, "%s\n", r.ID)
+		return nil
+	}
 	fmt.Fprintf(a.stdout, "%s\t%s\n", r.ID, r.State)
 	return nil
 }
