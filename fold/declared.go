@@ -22,21 +22,22 @@ func newDeclaredIDs(n int) *declaredIDs {
 }
 
 // probes returns the two halves of id's 64-bit FNV-1a hash, combined as
-// h1 + i*h2 for the i-th probe (Kirsch and Mitzenmacher). The hash is fixed:
-// the filter is stored in snapshots.
-func probes(id string) (h1, h2 uint32) {
+// h1 + i*h2 for the i-th probe (Kirsch and Mitzenmacher), in 64-bit
+// arithmetic so that no filter size wraps. The hash is fixed: the filter is
+// stored in snapshots.
+func probes(id string) (h1, h2 uint64) {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(id); i++ {
 		h ^= uint64(id[i])
 		h *= 1099511628211
 	}
-	return uint32(h), uint32(h>>32) | 1
+	return h & 0xffffffff, h>>32 | 1
 }
 
 func (d *declaredIDs) add(id string) {
-	m := uint32(len(d.bits) * 64)
+	m := uint64(len(d.bits)) * 64
 	h1, h2 := probes(id)
-	for i := uint32(0); i < declaredProbes; i++ {
+	for i := uint64(0); i < declaredProbes; i++ {
 		b := (h1 + i*h2) % m
 		d.bits[b/64] |= 1 << (b % 64)
 	}
@@ -44,9 +45,9 @@ func (d *declaredIDs) add(id string) {
 
 // mayHold reports whether id may have been added: false means it never was.
 func (d *declaredIDs) mayHold(id string) bool {
-	m := uint32(len(d.bits) * 64)
+	m := uint64(len(d.bits)) * 64
 	h1, h2 := probes(id)
-	for i := uint32(0); i < declaredProbes; i++ {
+	for i := uint64(0); i < declaredProbes; i++ {
 		b := (h1 + i*h2) % m
 		if d.bits[b/64]&(1<<(b%64)) == 0 {
 			return false

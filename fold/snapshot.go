@@ -23,7 +23,7 @@ const snapMagic = "pinki-fold\x00"
 
 // snapVersion changes whenever the encoding or the fold's meaning changes, so
 // that an old snapshot is never read by a new fold.
-const snapVersion = 4
+const snapVersion = 5
 
 // ErrSnapshot is returned for bytes that are not a snapshot this version can
 // read.

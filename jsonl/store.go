@@ -42,6 +42,11 @@ type Store struct {
 
 	queue *groupcommit.Queue
 
+	// unsynced lists directories this store created whose entries are not
+	// known durable yet (their parents not fsynced): kept across commits
+	// until an fsync succeeds. Only the committer touches it.
+	unsynced []string
+
 	mu         sync.Mutex
 	notify     chan struct{} // closed and replaced after each commit
 	tracked    pinki.Position
@@ -129,6 +134,7 @@ func (s *Store) commit(batch []*request) {
 		}
 	}
 	newDirs, err := makeDirs(s.Dir())
+	s.unsynced = append(s.unsynced, newDirs...)
 	if err != nil {
 		answer(pinki.Errorf(pinki.CodeUnavailable, "cannot create %s: %v", s.Dir(), err))
 		return
@@ -197,10 +203,18 @@ func (s *Store) commit(batch []*request) {
 	if !s.opts.NoSync {
 		err = unix.Fdatasync(int(f.Fd()))
 		if err == nil && created {
+			// The file's entry, and the folder's own entry in its parent:
+			// another process may have made the folder and not lived to
+			// fsync it.
 			err = syncDir(s.Dir())
+			if err == nil {
+				err = syncDir(filepath.Dir(s.Dir()))
+			}
 		}
 		if err == nil {
-			err = syncParents(newDirs)
+			if err = syncParents(s.unsynced); err == nil {
+				s.unsynced = nil
+			}
 		}
 		if err != nil {
 			fail(pinki.Errorf(pinki.CodeUnavailable, "cannot fsync %s: %v", s.path, err))
@@ -460,20 +474,23 @@ func (s *Store) Read(ctx context.Context, from pinki.Position, fn func(pinki.Ent
 // sameFile checks that reading on from the position from makes sense: the
 // file is the one this store last handed positions out for, not shorter than
 // the position, and the bytes before every position it handed out up to
-// from are unchanged. A position without a mark names a line number only,
-// and is not checked.
+// from are unchanged. A position without a mark names a line number only:
+// only the file's identity is checked.
 func (s *Store) sameFile(f *os.File, ident fileIdent, from pinki.Position, size int64) error {
-	if from.Seq == 0 || from.Mark == 0 {
+	if from.Seq == 0 {
 		return nil
-	}
-	if from.Mark > size {
-		return fmt.Errorf("%s: %w", s.path, pinki.ErrReplaced)
 	}
 	s.mu.Lock()
 	set, known := s.known.set, s.known.ident
 	points := append([]checkpoint(nil), s.known.points...)
 	s.mu.Unlock()
 	if set && ident != known {
+		return fmt.Errorf("%s: %w", s.path, pinki.ErrReplaced)
+	}
+	if from.Mark == 0 {
+		return nil
+	}
+	if from.Mark > size {
 		return fmt.Errorf("%s: %w", s.path, pinki.ErrReplaced)
 	}
 	for _, p := range points {

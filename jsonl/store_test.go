@@ -232,6 +232,13 @@ func TestReplacedByRename(t *testing.T) {
 	if !errors.Is(err, pinki.ErrReplaced) {
 		t.Fatalf("Read from a position in the replaced file = %v, want ErrReplaced", err)
 	}
+	// A position without its byte mark (a fold part way through a catch-up)
+	// is checked against the file's identity all the same: a fence taken on
+	// the old file fails, though the new one holds as many lines.
+	_, err = s.Append(ctx(t), []pinki.Event{amend("new-1", 1)}, []pinki.Fence{{Subject: "new-1", Version: 1, Seen: pinki.Position{Seq: pos.Seq}}})
+	if !errors.Is(err, pinki.ErrReplaced) {
+		t.Fatalf("append fenced at an unmarked position of the replaced file = %v, want ErrReplaced", err)
+	}
 	// The service folds the new file from the start.
 	if _, err := svc.Get(ctx(t), pinki.Identity{}, ledger.Query{ID: "new-3"}); err != nil {
 		t.Fatalf("after the replacement: %v", err)

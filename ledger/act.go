@@ -119,25 +119,40 @@ func (s *Service) apply(ctx context.Context, who pinki.Identity, c change) (Rece
 		if repeat {
 			return plan{receipt: Receipt{ID: id, hidden: !reader}}, nil
 		}
+		if c.rev != nil && !reader {
+			// Comparing would tell the revision, one guess at a time.
+			return plan{}, pinki.Invalid("rev", "you may not read %s, so you cannot name its revision", id).
+				WithHint("assess without --rev")
+		}
 		if c.rev != nil && *c.rev != o.Rev {
-			if !reader {
-				return plan{}, &pinki.Error{Code: pinki.CodeConflict, Field: "rev",
-					Message: fmt.Sprintf("rev %d is not the current revision of %s", *c.rev, id)}
-			}
 			return plan{}, stale(o, *c.rev)
 		}
 		if err := checkEvent(l, &e, who, false); err != nil {
 			return plan{}, err
 		}
-		fences := []pinki.Fence{{Subject: id, Version: o.Version, Seen: l.Position()}}
-		if on := o.Record.On; on != "" {
-			// The rules read the antecedent's state (conditional, expired
-			// with it): a change to it, or its declaration, must fail the
-			// append too.
-			fences = append(fences, pinki.Fence{Subject: on, Version: l.Version(on), Seen: l.Position()})
-		}
+		fences := append([]pinki.Fence{{Subject: id, Version: o.Version, Seen: l.Position()}}, chainFences(l, o)...)
 		return plan{events: []pinki.Event{e}, fences: fences, receipt: Receipt{ID: id, hidden: !reader}}, nil
 	})
+}
+
+// chainFences fences the antecedents o's state depends on, which the rules
+// read (conditional, expired with them): every obligation up its chain of
+// `on` to the first resolved one (whose state is final) or the first not
+// declared (whose declaration would change it), each once (a cycle ends the
+// walk). A change to any of them fails the append.
+func chainFences(l *fold.Ledger, o *fold.Obligation) []pinki.Fence {
+	var fences []pinki.Fence
+	seen := map[string]bool{o.ID(): true}
+	for on := o.Record.On; on != "" && !seen[on]; {
+		seen[on] = true
+		fences = append(fences, pinki.Fence{Subject: on, Version: l.Version(on), Seen: l.Position()})
+		ant := l.Get(on)
+		if ant == nil || ant.Resolution != nil {
+			break
+		}
+		on = ant.Record.On
+	}
+	return fences
 }
 
 func notFound(l *fold.Ledger, id string) *pinki.Error {

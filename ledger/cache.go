@@ -110,6 +110,10 @@ func (s *Service) saveView(seat string) {
 	if !ok || seat == "" || s.opts.Follow {
 		return
 	}
+	// No catch-up in between: the fold is at the end of one, whose
+	// position carries the store's mark.
+	s.catching.Lock()
+	defer s.catching.Unlock()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	snaps.SaveSnapshot(viewSnapshot(seat), s.fold.Position(), s.fold.Subset(seat).WriteSnapshot)

@@ -68,6 +68,7 @@ func (s *Service) Create(ctx context.Context, who pinki.Identity, in CreateInput
 		}
 		bind = &pinki.Event{Type: pinki.TypeBind, By: writer, Target: target}
 	}
+	lookAgain := true
 	return s.write(ctx, false, func(l *fold.Ledger, _ *lines, ts string, at int64) (plan, error) {
 		ev := e
 		ev.TS, ev.At = ts, at
@@ -75,6 +76,18 @@ func (s *Service) Create(ctx context.Context, who pinki.Identity, in CreateInput
 			if o := l.Get(ev.ID); o != nil {
 				if sameCreation(o, &ev) && (bind == nil || hasBind(o, bind)) {
 					return plan{receipt: Receipt{ID: ev.ID, Digest: o.Digest()}}, nil
+				}
+				if sameCreation(o, &ev) && o.Version == 1 && o.Record.Seq == l.Position().Seq && lookAgain {
+					// The creation is the last line folded and its binding
+					// may be the next one, not folded yet (a long catch-up
+					// applies in blocks): look again, once, after a
+					// catch-up that folds to the end.
+					lookAgain = false
+					return plan{}, errDecideAgain
+				}
+				if !canRead(who, o) {
+					// Taken, and not the caller's to read: say no more.
+					return plan{}, pinki.Invalid("id", "id %q is taken", ev.ID).WithHint("ids are stable: pick another id")
 				}
 				return plan{}, pinki.Invalid("id", "id %q is taken by a different %s declared at %s", ev.ID, o.Kind, o.Record.TS).
 					WithHint("ids are stable: pick another id, or show %s", ev.ID)

@@ -83,10 +83,13 @@ var errStop = errors.New("stop")
 // it. So a function run by withLines asks lines for what it needs; what is
 // not fetched yet is noted, the function gives up with errMissing, the lines
 // are fetched with no lock held, and it runs again. Lines never change once
-// written, so what was fetched stays good however the fold moves on.
+// written, so what was fetched stays good however the fold moves on, as
+// long as it is the same ledger: when the service folds a replaced ledger
+// again (a new generation), what was fetched is dropped.
 type lines struct {
-	got     map[int64]pinki.Event
-	missing []wantedLine
+	got        map[int64]pinki.Event
+	missing    []wantedLine
+	generation int
 }
 
 type wantedLine struct {
@@ -134,11 +137,15 @@ const fetchRounds = 3
 // Errors: fn's; CodeUnavailable when the store cannot be read;
 // pinki.ErrReplaced (wrapped) when a line is not what the fold saw.
 func (s *Service) withLines(ctx context.Context, fn func(l *fold.Ledger, ls *lines) error) error {
-	ls := &lines{got: map[int64]pinki.Event{}}
+	ls := &lines{got: map[int64]pinki.Event{}, generation: -1}
 	for round := 0; ; round++ {
 		ls.missing = ls.missing[:0]
 		last := round == fetchRounds
 		err := s.view(ctx, func(l *fold.Ledger) error {
+			if ls.generation != s.generation {
+				clear(ls.got)
+				ls.generation = s.generation
+			}
 			err := fn(l, ls)
 			if !last || !errors.Is(err, errMissing) {
 				return err
@@ -156,6 +163,12 @@ func (s *Service) withLines(ctx context.Context, fn func(l *fold.Ledger, ls *lin
 			return err
 		}
 		if err := s.fill(ctx, ls); err != nil {
+			if errors.Is(err, pinki.ErrReplaced) {
+				// The ledger was replaced since fn ran: what fn saw is
+				// gone. Catch up (or let the follower) and run it again.
+				clear(ls.got)
+				continue
+			}
 			return err
 		}
 	}

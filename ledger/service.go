@@ -56,6 +56,9 @@ type Service struct {
 	mu       sync.RWMutex
 	fold     *fold.Ledger
 	loaded   bool
+	// generation counts the folds swapped in (a replaced ledger folded
+	// again): lines fetched for one fold are not taken for another's.
+	generation int
 
 	followCancel context.CancelFunc
 	followDone   chan struct{}
@@ -125,10 +128,11 @@ func (s *Service) follow(ctx context.Context) {
 func (s *Service) catchUp(ctx context.Context) error {
 	// One catch-up at a time: it is the fold's only writer, so while it
 	// holds catching, a read lock is enough to read the fold whole. The
-	// store is read with mu not held, taking it for each entry applied, so
-	// that a slow read (a PostgreSQL round trip, a large tail) never keeps
-	// readers and deciders waiting; between entries the fold is a
-	// consistent prefix of the ledger.
+	// store is read with mu not held; what it reads is applied under mu in
+	// one go when the read ends (in blocks of applyBlock entries for a long
+	// one), so that a slow read (a PostgreSQL round trip, a large tail)
+	// never keeps readers and deciders waiting, and so that they see the
+	// lines of one append together.
 	s.catching.Lock()
 	defer s.catching.Unlock()
 	s.mu.Lock()
@@ -139,20 +143,33 @@ func (s *Service) catchUp(ctx context.Context) error {
 	from := s.fold.Position()
 	s.mu.Unlock()
 	read := 0
-	apply := func(en pinki.Entry) error {
+	var pending []pinki.Entry
+	applyPending := func() { // with mu held
+		for i := range pending {
+			s.fold.ApplyEntry(&pending[i])
+		}
+		clear(pending)
+		pending = pending[:0]
+	}
+	collect := func(en pinki.Entry) error {
 		if en.Err != nil && s.opts.OnUnknownLine != nil {
 			s.opts.OnUnknownLine(en.Seq, en.Raw, en.Err)
 		}
-		s.mu.Lock()
-		s.fold.ApplyEntry(&en)
-		s.mu.Unlock()
+		pending = append(pending, en)
 		read++
+		if len(pending) >= applyBlock {
+			s.mu.Lock()
+			applyPending()
+			s.mu.Unlock()
+		}
 		return nil
 	}
-	pos, err := s.store.Read(ctx, from, apply)
+	pos, err := s.store.Read(ctx, from, collect)
 	if errors.Is(err, pinki.ErrReplaced) {
 		// The file under the fold was replaced (a checkout, a restore): fold
 		// it again from the start, aside, and swap it in whole.
+		clear(pending)
+		pending = nil
 		fresh := fold.New()
 		read = 0
 		pos, err = s.store.Read(ctx, pinki.Position{}, func(en pinki.Entry) error {
@@ -168,9 +185,11 @@ func (s *Service) catchUp(ctx context.Context) error {
 		}
 		s.mu.Lock()
 		s.fold = fresh
+		s.generation++
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
+	applyPending()
 	if err != nil {
 		// Cut short: the fold holds what it applied, at a position without
 		// the store's mark; take the store's mark when it names that point.
@@ -189,6 +208,11 @@ func (s *Service) catchUp(ctx context.Context) error {
 	}
 	return nil
 }
+
+// applyBlock is how many entries a long catch-up reads before it applies
+// them: a bound on what it holds in memory. Only a catch-up longer than that
+// (a first fold, a big import) can show readers part of one append.
+const applyBlock = 4096
 
 // view runs fn with the fold read-locked, after catching up unless the
 // service follows the store.
@@ -237,6 +261,10 @@ type plan struct {
 // be fenced against (no expected rev).
 const maxAttempts = 16
 
+// errDecideAgain is returned by a decision that saw the ledger part way
+// through an append: write catches up and decides again.
+var errDecideAgain = errors.New("ledger: decide again")
+
 // write decides with decide against the current fold and appends the result.
 // When the append fails a fence and the caller gave no expected revision, it
 // catches up and decides again.
@@ -256,6 +284,13 @@ func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Le
 			p, err = decide(l, ls, ts, at)
 			return err
 		})
+		if errors.Is(err, errDecideAgain) {
+			last = pinki.Errorf(pinki.CodeConflict, "the ledger kept changing while this write was decided")
+			if err := s.catchUp(ctx); err != nil {
+				return Receipt{}, err
+			}
+			continue
+		}
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -271,10 +306,13 @@ func (s *Service) write(ctx context.Context, fenced bool, decide func(l *fold.Le
 			p.receipt.Seq = pos.Seq
 			// The events are durable: catching up must not fail because the
 			// caller stopped waiting, or a landed write would read as failed.
-			if err := s.catchUpTo(context.WithoutCancel(ctx), pos); err != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), landedCatchUp)
+			err := s.catchUpTo(cctx, pos)
+			cancel()
+			if err != nil {
 				return Receipt{}, err
 			}
-			if err := s.counted(p.receipt.ID, pos.Seq); err != nil {
+			if err := s.counted(p.events, pos.Seq); err != nil {
 				return Receipt{}, err
 			}
 			return s.finish(ctx, p.receipt)
@@ -305,21 +343,30 @@ func readsBack(events []pinki.Event) error {
 	return nil
 }
 
-// counted checks that the fold applied the line at seq about id: a line the
-// fences let through but the fold ignores (a race no fence covered) is a
-// conflict for the writer, not a success.
-func (s *Service) counted(id string, seq int64) error {
+// counted checks that the fold applied the lines of an append that ended
+// at line last: a line the fences let through but the fold ignores (a race
+// no fence covered) is a conflict for the writer, not a success.
+func (s *Service) counted(events []pinki.Event, last int64) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, ig := range s.fold.IgnoredFor(id) {
-		if ig.Seq == seq {
-			return &pinki.Error{Code: pinki.CodeConflict,
-				Message: fmt.Sprintf("%s changed while this write was being decided: the ledger holds the write, and the fold does not count it (%s)", id, ig.Why),
-				Hint:    fmt.Sprintf("show %s for what counts", id)}
+	first := last - int64(len(events)) + 1
+	for i := range events {
+		id := events[i].Key()
+		for _, ig := range s.fold.IgnoredFor(id) {
+			if ig.Seq == first+int64(i) {
+				return &pinki.Error{Code: pinki.CodeConflict,
+					Message: fmt.Sprintf("%s changed while this write was being decided: the ledger holds the write, and the fold does not count it (%s)", id, ig.Why),
+					Hint:    fmt.Sprintf("show %s for what counts", id)}
+			}
 		}
 	}
 	return nil
 }
+
+// landedCatchUp bounds the catch-up after an append that landed: it goes on
+// when the caller stops waiting (the write is durable, and must not read as
+// failed), but not forever on a store that hangs.
+const landedCatchUp = 30 * time.Second
 
 // catchUpTo makes sure the fold includes pos (a follower may not have got
 // there yet).

@@ -11,7 +11,7 @@ import (
 // revision and state afterwards. Idempotent is set when the write repeated one
 // already applied and nothing was appended.
 type Receipt struct {
-	ID         string     `json:"id"`
+	ID string `json:"id"`
 	// Rev and State are the obligation's afterwards; both are left out
 	// (zero) for a writer that may not read it (see Assess).
 	Rev        int        `json:"rev,omitempty"`

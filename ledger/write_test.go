@@ -104,10 +104,11 @@ func TestWritesKeepPrivacy(t *testing.T) {
 	if again, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: "p1", State: "violated", Note: "saw it slip"}); err != nil || !again.Idempotent || again.State != "" {
 		t.Fatalf("the same assessment again: %+v, %v; want idempotent, the id only", again, err)
 	}
-	rev := 7
-	if _, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: "p1", State: "kept", Rev: &rev}); pinki.ErrorCode(err) != pinki.CodeConflict ||
-		strings.Contains(err.Error(), "now at rev") {
-		t.Fatalf("a third seat's assessment at a wrong rev: %v; want a conflict that does not name the current rev", err)
+	for _, rev := range []int{1, 7} { // the right one and a wrong one: the same answer
+		if _, err := svc.Assess(ctx, mallory, ledger.AssessInput{ID: "p1", State: "kept", Rev: &rev}); pinki.ErrorCode(err) != pinki.CodeInvalid ||
+			strings.Contains(err.Error(), "now at rev") {
+			t.Fatalf("a third seat's assessment at rev %d: %v; want it refused whatever the rev", rev, err)
+		}
 	}
 	if _, err := svc.Get(ctx, mallory, ledger.Query{ID: "p1"}); pinki.ErrorCode(err) != pinki.CodeNotFound {
 		t.Fatalf("the third seat reading what it assessed: %v, want not found", err)
@@ -140,39 +141,6 @@ func TestBindRetryWithReorderedTarget(t *testing.T) {
 	}
 	if lineCount(t, path) != n {
 		t.Fatal("the retried bind appended a line")
-	}
-}
-
-// TestAntecedentChangeFailsTheWrite: a service deciding on an obligation
-// while another process ends its antecedent must not append on the stale
-// view; the write is a conflict and nothing lands.
-func TestAntecedentChangeFailsTheWrite(t *testing.T) {
-	ctx := context.Background()
-	path, open := ledgerFile(t)
-	a, b := open(), open()
-	who := pinki.Identity{}
-	for _, in := range []ledger.CreateInput{
-		{Kind: fold.KindPromise, ID: "root", Text: "x", By: "carol", To: "alice", Until: "+1h"},
-		{Kind: fold.KindPromise, ID: "child", Text: "y", By: "alice", To: "bob", On: "root", Until: "+2h", Lapse: pinki.LapseExpire},
-	} {
-		if _, err := a.Create(ctx, who, in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := b.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Resolve(ctx, who, ledger.ResolveInput{ID: "root", As: pinki.Cancelled, Reason: "dropped"}); err != nil {
-		t.Fatal(err)
-	}
-	n := lineCount(t, path)
-	// b has not seen the cancel: to it, child is still open.
-	_, err := b.Amend(ctx, who, ledger.AmendInput{ID: "child", Until: "+1d"})
-	if pinki.ErrorCode(err) != pinki.CodeConflict {
-		t.Fatalf("amend on a stale view of the antecedent: %v, want a conflict", err)
-	}
-	if lineCount(t, path) != n {
-		t.Fatal("the amend decided on a stale antecedent was appended")
 	}
 }
 
@@ -268,5 +236,139 @@ func TestCatchUpCutShort(t *testing.T) {
 			}
 		}
 		reader.Close()
+	}
+}
+
+// raceBeforeAppend is a file store that runs race once, just before the
+// next append: another writer's line landing between a decision and its
+// append.
+type raceBeforeAppend struct {
+	*jsonl.Store
+	race func()
+}
+
+func (r *raceBeforeAppend) Append(ctx context.Context, events []pinki.Event, fences []pinki.Fence) (pinki.Position, error) {
+	if race := r.race; race != nil {
+		r.race = nil
+		race()
+	}
+	return r.Store.Append(ctx, events, fences)
+}
+
+// TestChainChangeFailsTheWrite: an obligation's state depends on its whole
+// chain of antecedents, so a write decided while another process ends any
+// of them (the one it names, or one further up) must not land on the stale
+// decision: it is decided again, and refused, and nothing is appended.
+func TestChainChangeFailsTheWrite(t *testing.T) {
+	for _, ended := range []string{"mid", "root"} {
+		t.Run(ended, func(t *testing.T) {
+			ctx := context.Background()
+			path, open := ledgerFile(t)
+			other := open()
+			who := pinki.Identity{}
+			for _, in := range []ledger.CreateInput{
+				{Kind: fold.KindPromise, ID: "root", Text: "x", By: "carol", To: "alice", Until: "+1h"},
+				{Kind: fold.KindPromise, ID: "mid", Text: "y", By: "alice", To: "bob", On: "root", Until: "+2h"},
+				{Kind: fold.KindPromise, ID: "child", Text: "z", By: "bob", To: "dave", On: "mid", Until: "+3h"},
+			} {
+				if _, err := other.Create(ctx, who, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := jsonl.Open(path, jsonl.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			racy := &raceBeforeAppend{Store: st}
+			svc := ledger.New(racy, ledger.Options{Clock: other.Now})
+			defer svc.Close()
+			var n int
+			racy.race = func() {
+				if _, err := other.Resolve(ctx, who, ledger.ResolveInput{ID: ended, As: pinki.Cancelled, Reason: "dropped"}); err != nil {
+					t.Fatal(err)
+				}
+				n = lineCount(t, path)
+			}
+			_, err = svc.Amend(ctx, who, ledger.AmendInput{ID: "child", Until: "+1d"})
+			if pinki.ErrorCode(err) != pinki.CodeConflict {
+				t.Fatalf("amend of child while %s was cancelled: %v, want a conflict (child has ended)", ended, err)
+			}
+			if got := lineCount(t, path); got != n {
+				t.Fatalf("the amend decided before %s was cancelled was appended", ended)
+			}
+		})
+	}
+}
+
+// swapAfterFetch is a file store that, right after its first Fetch, has its
+// ledger replaced by another file (a checkout landing between a read of the
+// history and the decision).
+type swapAfterFetch struct {
+	*jsonl.Store
+	path, other string
+	done        bool
+}
+
+func (s *swapAfterFetch) Fetch(ctx context.Context, refs []pinki.LineRef) ([]pinki.Entry, error) {
+	entries, err := s.Store.Fetch(ctx, refs)
+	if !s.done {
+		s.done = true
+		if rerr := os.Rename(s.other, s.path); rerr != nil {
+			return nil, rerr
+		}
+	}
+	return entries, err
+}
+
+// TestReplacedBetweenFetchAndDecision: lines fetched from a ledger that was
+// then replaced are not compared with the new ledger's fold. Here the old
+// ledger's latest progress is the one being retried, the new one's is
+// another phase: the retry is a new write on the new ledger, not an
+// idempotent success that appends nothing.
+func TestReplacedBetweenFetchAndDecision(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	write := func(path string, phase pinki.Phase) {
+		st, err := jsonl.Open(path, jsonl.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := ledger.New(st, ledger.Options{Clock: clock})
+		if _, err := svc.Create(ctx, pinki.Identity{}, ledger.CreateInput{Kind: fold.KindPromise, ID: "p1", Text: "x",
+			By: "alice", To: "bob", Until: "+1h"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Progress(ctx, pinki.Identity{}, ledger.ProgressInput{ID: "p1", Phase: phase}); err != nil {
+			t.Fatal(err)
+		}
+		svc.Close()
+		st.Close()
+	}
+	path, other := filepath.Join(dir, "ledger.jsonl"), filepath.Join(dir, "other.jsonl")
+	write(path, pinki.PhaseInProgress)
+	write(other, pinki.PhaseBlocked)
+	st, err := jsonl.Open(path, jsonl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := ledger.New(&swapAfterFetch{Store: st, path: path, other: other}, ledger.Options{Clock: clock})
+	defer svc.Close()
+	r, err := svc.Progress(ctx, pinki.Identity{}, ledger.ProgressInput{ID: "p1", Phase: pinki.PhaseInProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Idempotent {
+		t.Fatal("the retry was taken as idempotent on lines of the replaced ledger")
+	}
+	d, err := svc.Get(ctx, pinki.Identity{}, ledger.Query{ID: "p1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Phase != pinki.PhaseInProgress {
+		t.Fatalf("p1 is %s on the new ledger, want in_progress", d.Phase)
 	}
 }
