@@ -58,6 +58,9 @@ type Store interface {
 	// read and is returned, with the position after the last entry fn
 	// accepted when the store knows it (else from): a reader that applied
 	// entries resumes after the last one it applied, by its sequence number.
+	// The strings of an entry stay valid after fn returns (a reader keeps
+	// them), and Read holds none of the store's locks while fn runs (fn may
+	// take its caller's, and its caller may call the store under them).
 	Read(ctx context.Context, from Position, fn func(Entry) error) (Position, error)
 
 	// Wait blocks until the ledger holds an entry after position after, or ctx
