@@ -35,7 +35,7 @@ type verb struct {
 	hidden int
 	writes bool // an allowed request appends
 	// check, if set, looks at an allowed answer.
-	check func(t *testing.T, caller string, r response)
+	check func(t *testing.T, caller, id string, r response)
 }
 
 func promiseFixture(e *env, id string) { e.promise(id) }
@@ -79,14 +79,11 @@ func plus(a []string, b ...string) []string { return append(slices.Clone(a), b..
 
 // sees checks that a listing shows the fixture to parties and wider roles
 // and hides it from a third seat.
-func sees(field string) func(t *testing.T, caller string, r response) {
-	return func(t *testing.T, caller string, r response) {
-		t.Helper()
-		shown := strings.Contains(string(r.body), `"`+field)
-		want := caller != "third"
-		if shown != want {
-			t.Errorf("%s: fixture shown=%v, want %v: %s", caller, shown, want, r.body)
-		}
+func sees(t *testing.T, caller, id string, r response) {
+	t.Helper()
+	shown := strings.Contains(string(r.body), `"`+id+`"`)
+	if want := caller != "third"; shown != want {
+		t.Errorf("%s: fixture %s shown=%v, want %v: %s", caller, id, shown, want, r.body)
 	}
 }
 
@@ -127,7 +124,7 @@ var verbs = []verb{
 	// learns nothing of it from the receipt.
 	{name: "assess", fixture: promiseFixture, allowed: everyone, writes: true,
 		request: event(map[string]any{"type": "assess", "state": "disputed", "note": "n"}),
-		check: func(t *testing.T, caller string, r response) {
+		check: func(t *testing.T, caller, id string, r response) {
 			var receipt struct {
 				State string `json:"state"`
 				Rev   int    `json:"rev"`
@@ -144,7 +141,7 @@ var verbs = []verb{
 	{name: "get", fixture: promiseFixture, allowed: plus(readsEverything, parties...), denied: 404,
 		request: get("/v1/obligations/{id}")},
 	{name: "list", fixture: promiseFixture, allowed: everyone, request: get("/v1/obligations?scope=all&limit=1000"),
-		check: nil},
+		check: sees},
 	{name: "inbox of the debtor", fixture: promiseFixture, allowed: plus(readsEverything, "debtor"), denied: 403,
 		request: get("/v1/inbox?seat=" + debtor)},
 	{name: "own inbox", fixture: promiseFixture, allowed: everyone, request: get("/v1/inbox")},
@@ -153,8 +150,8 @@ var verbs = []verb{
 	{name: "own prime", fixture: promiseFixture, allowed: everyone, request: get("/v1/prime")},
 	{name: "agreements of the creditor", fixture: proposalFixture, allowed: plus(readsEverything, "creditor"), denied: 403,
 		request: get("/v1/agreements?seat=" + creditor)},
-	{name: "export", fixture: promiseFixture, allowed: everyone, request: get("/v1/export")},
-	{name: "events", fixture: promiseFixture, allowed: everyone, request: get("/v1/events?after=0")},
+	{name: "export", fixture: promiseFixture, allowed: everyone, request: get("/v1/export"), check: sees},
+	{name: "events", fixture: promiseFixture, allowed: everyone, request: get("/v1/events?after=0"), check: sees},
 	{name: "check", fixture: promiseFixture, allowed: readsEverything, denied: 403, request: get("/v1/check")},
 	{name: "import", fixture: noFixture, allowed: []string{"admin"}, denied: 403, writes: true,
 		request: func(id, caller string) (string, string, any) {
@@ -192,7 +189,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 						t.Fatal("the ledger's earlier bytes changed")
 					}
 					if v.check != nil {
-						v.check(t, caller, r)
+						v.check(t, caller, id, r)
 					}
 				default:
 					want := v.denied

@@ -328,4 +328,3 @@ func (s *Server) receipt(w http.ResponseWriter, rc ledger.Receipt, created bool)
 	return writeJSON(w, status, rc)
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
