@@ -327,4 +327,3 @@ func (s *Server) receipt(w http.ResponseWriter, rc ledger.Receipt, created bool)
 	}
 	return writeJSON(w, status, rc)
 }
-
