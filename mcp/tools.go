@@ -428,7 +428,7 @@ var tools = []toolSpec{
 		}, nil),
 
 	define("prime",
-		"Your seat's briefing: what it owes (overdue first), requests it must answer, proposals awaiting it, what it is owed.",
+		"Your seat's briefing: what it owes (overdue first), requests it must answer, proposals awaiting it or the other party, what it is owed.",
 		reads, "",
 		object(js{}),
 		result(js{"seat": tString, "now": tString, "omitted": tInt, "text": tString}),
